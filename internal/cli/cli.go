@@ -1,0 +1,41 @@
+// Package cli is emqtop's command line: the subcommands, their flags, and
+// the wiring of the packages beneath them.
+package cli
+
+import (
+	"fmt"
+	"io"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitUsage   = 2
+	exitPartial = 2 // --once: some node did not answer
+	exitRefused = 3 // an action refused: fenced, not active, read-only
+)
+
+const usage = `emqtop: a terminal dashboard for EchoMQ queues in Valkey.
+
+usage:
+  emqtop [flags]              the dashboard (emqtop --help for the flags)
+  emqtop --once [--json]      one snapshot, printed
+  emqtop slot QUEUE...        where a queue's keys land
+`
+
+// Main runs emqtop with args (without the program name) and returns the
+// exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "slot":
+			return runSlot(args[1:], stdout, stderr)
+		case "help":
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+	}
+	fmt.Fprint(stderr, usage)
+	return exitUsage
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/keyspace"
+)
+
+func TestSlotOffline(t *testing.T) {
+	var out, errb bytes.Buffer
+	if rc := Main([]string{"slot", "orders", "fills"}, &out, &errb); rc != 0 {
+		t.Fatalf("rc = %d, stderr %q", rc, errb.String())
+	}
+	for _, want := range []string{"slot   105  emq:{orders}:*", "slot  4165  emq:{fills}:*"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "node") {
+		t.Errorf("offline output names a node:\n%s", out.String())
+	}
+}
+
+func TestSlotBadNames(t *testing.T) {
+	for _, args := range [][]string{{"slot"}, {"slot", "a}b"}, {"slot", "emq"}, {"slot", "ok", "\x1b[2J"}} {
+		var out, errb bytes.Buffer
+		if rc := Main(args, &out, &errb); rc != exitUsage {
+			t.Errorf("%q: rc = %d, want 2", args, rc)
+		}
+		if strings.Contains(errb.String(), "\x1b") {
+			t.Errorf("%q: raw escape reached stderr: %q", args, errb.String())
+		}
+	}
+}
+
+func TestSlotAsksTheCluster(t *testing.T) {
+	c := localcluster.ForTest(t, localcluster.Options{Primaries: 3})
+	var out, errb bytes.Buffer
+	if rc := Main([]string{"slot", "--addr", c.Nodes[1].Addr(), "orders", "fills", "emails"}, &out, &errb); rc != 0 {
+		t.Fatalf("rc = %d, stderr %q", rc, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	// the owner each line names must be the one the cluster itself reports
+	for i, q := range []string{"orders", "fills", "emails"} {
+		owner, err := c.Owner(int(keyspace.QueueSlot(q)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(lines[i], "node "+c.Nodes[owner].Addr()) {
+			t.Errorf("%s: %q does not name %s", q, lines[i], c.Nodes[owner].Addr())
+		}
+	}
+}

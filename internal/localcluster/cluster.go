@@ -1,0 +1,301 @@
+// Package localcluster starts real Valkey or Redis servers on free loopback
+// ports: one standalone server, or primaries with replicas formed into a
+// cluster. The tests use it, and so does `emqtop demo`. It needs nothing but
+// the standard library and a server binary.
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options describe what to start.
+type Options struct {
+	// Primaries is the number of primaries; 0 starts one standalone server.
+	Primaries int
+	// Replicas is the number of replicas of each primary.
+	Replicas int
+	// NodeTimeout is cluster-node-timeout; 0 means 2s.
+	NodeTimeout time.Duration
+	// Dir is where the servers' files go; "" makes a temporary directory
+	// that Close removes.
+	Dir string
+	// Extra lines appended to every server's configuration.
+	Extra []string
+}
+
+// Node is one server process.
+type Node struct {
+	Port    int
+	ID      string // cluster node id; "" for a standalone server
+	Primary int    // index of its primary in Cluster.Nodes; -1 for a primary
+	conf    string
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{}
+}
+
+// Addr is the node's host:port.
+func (n *Node) Addr() string { return "127.0.0.1:" + strconv.Itoa(n.Port) }
+
+// Cluster is what Start started.
+type Cluster struct {
+	Binary  string
+	Nodes   []*Node // primaries first, then the replicas
+	opts    Options
+	dir     string
+	ownDir  bool
+	closing sync.Once
+}
+
+// ErrNoServer is returned when no server binary can be found.
+var ErrNoServer = errors.New("no valkey-server or redis-server found on PATH: install one " +
+	"(Debian/Ubuntu: sudo apt-get install redis-server; or build Valkey from valkey.io) " +
+	"or name the binary in EMQTOP_TEST_SERVER")
+
+// FindServer names the server binary: $EMQTOP_TEST_SERVER, else
+// valkey-server, else redis-server on PATH.
+func FindServer() (string, error) {
+	if b := os.Getenv("EMQTOP_TEST_SERVER"); b != "" {
+		p, err := exec.LookPath(b)
+		if err != nil {
+			return "", fmt.Errorf("EMQTOP_TEST_SERVER=%q: %w", b, err)
+		}
+		return p, nil
+	}
+	for _, b := range []string{"valkey-server", "redis-server"} {
+		if p, err := exec.LookPath(b); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoServer
+}
+
+// Start starts the servers and returns when they are ready: a standalone
+// server answers PING; a cluster reports cluster_state:ok on every node and
+// every node agrees on who owns every slot.
+func Start(opts Options) (*Cluster, error) {
+	bin, err := FindServer()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Binary: bin, opts: opts, dir: opts.Dir}
+	if c.dir == "" {
+		if c.dir, err = os.MkdirTemp("", "emqtop-cluster-"); err != nil {
+			return nil, err
+		}
+		c.ownDir = true
+	}
+	if err := c.start(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start() error {
+	total := 1
+	if c.opts.Primaries > 0 {
+		total = c.opts.Primaries * (1 + c.opts.Replicas)
+	}
+	ports, err := freePorts(total, c.opts.Primaries > 0)
+	if err != nil {
+		return err
+	}
+	for i, port := range ports {
+		n := &Node{Port: port, Primary: -1}
+		if c.opts.Primaries > 0 && i >= c.opts.Primaries {
+			n.Primary = (i - c.opts.Primaries) % c.opts.Primaries
+		}
+		n.conf = filepath.Join(c.dir, fmt.Sprintf("node-%d.conf", port))
+		if err := os.WriteFile(n.conf, []byte(c.config(port)), 0o600); err != nil {
+			return err
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	for _, n := range c.Nodes {
+		if err := c.spawn(n); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.Nodes {
+		if err := waitPing(n.Addr(), 10*time.Second); err != nil {
+			return fmt.Errorf("server %s did not come up: %w (log: %s)", n.Addr(), err, c.logTail(n))
+		}
+	}
+	if c.opts.Primaries == 0 {
+		return nil
+	}
+	return c.form()
+}
+
+func (c *Cluster) config(port int) string {
+	timeout := c.opts.NodeTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	lines := []string{
+		"port " + strconv.Itoa(port),
+		"bind 127.0.0.1",
+		"dir " + c.dir,
+		`save ""`,
+		"appendonly no",
+		"daemonize no",
+		"logfile " + filepath.Join(c.dir, fmt.Sprintf("node-%d.log", port)),
+		"dbfilename dump-" + strconv.Itoa(port) + ".rdb",
+	}
+	if c.opts.Primaries > 0 {
+		lines = append(lines,
+			"cluster-enabled yes",
+			"cluster-config-file "+filepath.Join(c.dir, fmt.Sprintf("nodes-%d.conf", port)),
+			"cluster-node-timeout "+strconv.FormatInt(timeout.Milliseconds(), 10),
+			"cluster-require-full-coverage no",
+		)
+	}
+	lines = append(lines, c.opts.Extra...)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func (c *Cluster) spawn(n *Node) error {
+	cmd := exec.Command(c.Binary, n.conf)
+	cmd.SysProcAttr = childAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", c.Binary, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	n.mu.Lock()
+	n.cmd, n.done = cmd, done
+	n.mu.Unlock()
+	return nil
+}
+
+func (c *Cluster) logTail(n *Node) string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("node-%d.log", n.Port)))
+	if len(b) > 600 {
+		b = b[len(b)-600:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Addrs are the addresses of every node, primaries first.
+func (c *Cluster) Addrs() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.Addr()
+	}
+	return out
+}
+
+// Dir is where the servers keep their files.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Close stops every process it started and removes the directory it made.
+func (c *Cluster) Close() {
+	c.closing.Do(func() {
+		for _, n := range c.Nodes {
+			n.stop(syscall.SIGKILL)
+		}
+		if c.ownDir {
+			_ = os.RemoveAll(c.dir)
+		}
+	})
+}
+
+func (n *Node) stop(sig syscall.Signal) {
+	n.mu.Lock()
+	cmd, done := n.cmd, n.done
+	n.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGCONT) // a paused node must be able to die
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Running reports whether the node's process is alive.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.done == nil {
+		return false
+	}
+	select {
+	case <-n.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// PID is the node's process id, 0 when it is not running.
+func (n *Node) PID() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil || n.cmd.Process == nil {
+		return 0
+	}
+	return n.cmd.Process.Pid
+}
+
+// freePorts finds n loopback ports that are free; for a cluster, port+10000
+// (the bus) must be free too.
+func freePorts(n int, bus bool) ([]int, error) {
+	seen := map[int]bool{}
+	var out []int
+	for tries := 0; len(out) < n && tries < 2000; tries++ {
+		p := 20000 + rand.IntN(35000)
+		if seen[p] || !portFree(p) || (bus && !portFree(p+10000)) {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	if len(out) < n {
+		return nil, errors.New("could not find free loopback ports")
+	}
+	return out, nil
+}
+
+func portFree(p int) bool {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
+func waitPing(addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		conn, err := Dial(addr)
+		if err == nil {
+			_, err = conn.String("PING")
+			conn.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		last = err
+		time.Sleep(20 * time.Millisecond)
+	}
+	return last
+}

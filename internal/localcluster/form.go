@@ -1,0 +1,261 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// do runs one command against a node on a fresh connection.
+func do(addr string, args ...string) (any, error) {
+	conn, err := Dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return conn.Do(args...)
+}
+
+func doString(addr string, args ...string) (string, error) {
+	conn, err := Dial(addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	return conn.String(args...)
+}
+
+// form gives every primary an even share of the slots, joins the nodes,
+// attaches the replicas, and waits until every node agrees.
+func (c *Cluster) form() error {
+	p := c.opts.Primaries
+	for i := 0; i < p; i++ {
+		n := c.Nodes[i]
+		id, err := doString(n.Addr(), "CLUSTER", "MYID")
+		if err != nil {
+			return fmt.Errorf("CLUSTER MYID on %s: %w", n.Addr(), err)
+		}
+		n.ID = id
+		lo, hi := i*16384/p, (i+1)*16384/p-1
+		if _, err := do(n.Addr(), "CLUSTER", "ADDSLOTSRANGE", strconv.Itoa(lo), strconv.Itoa(hi)); err != nil {
+			return fmt.Errorf("CLUSTER ADDSLOTSRANGE on %s: %w", n.Addr(), err)
+		}
+	}
+	for _, n := range c.Nodes[1:] {
+		if _, err := do(n.Addr(), "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(c.Nodes[0].Port)); err != nil {
+			return fmt.Errorf("CLUSTER MEET from %s: %w", n.Addr(), err)
+		}
+	}
+	if err := c.waitFor(20*time.Second, "every node knowing every other", c.allKnown); err != nil {
+		return err
+	}
+	for _, n := range c.Nodes[p:] {
+		id, err := doString(n.Addr(), "CLUSTER", "MYID")
+		if err != nil {
+			return err
+		}
+		n.ID = id
+		if _, err := do(n.Addr(), "CLUSTER", "REPLICATE", c.Nodes[n.Primary].ID); err != nil {
+			return fmt.Errorf("CLUSTER REPLICATE on %s: %w", n.Addr(), err)
+		}
+	}
+	return c.WaitHealthy(30 * time.Second)
+}
+
+func (c *Cluster) allKnown() error {
+	for _, n := range c.Nodes {
+		s, err := doString(n.Addr(), "CLUSTER", "NODES")
+		if err != nil {
+			return err
+		}
+		lines := strings.Count(strings.TrimSpace(s), "\n") + 1
+		if lines < len(c.Nodes) || strings.Contains(s, "handshake") {
+			return fmt.Errorf("%s knows %d of %d nodes", n.Addr(), lines, len(c.Nodes))
+		}
+	}
+	return nil
+}
+
+// WaitHealthy waits until every running node reports cluster_state:ok, sees
+// every slot owned by the same node, and every running replica's link is up.
+func (c *Cluster) WaitHealthy(within time.Duration) error {
+	return c.waitFor(within, "cluster_state:ok on every node", c.healthy)
+}
+
+func (c *Cluster) healthy() error {
+	var want string
+	for _, n := range c.Nodes {
+		if !n.Running() {
+			continue
+		}
+		info, err := doString(n.Addr(), "CLUSTER", "INFO")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_assigned:16384") {
+			return fmt.Errorf("%s: cluster not ok", n.Addr())
+		}
+		v, err := do(n.Addr(), "CLUSTER", "SLOTS")
+		if err != nil {
+			return err
+		}
+		got := slotOwners(v)
+		if want == "" {
+			want = got
+		} else if got != want {
+			return fmt.Errorf("%s disagrees on slot owners", n.Addr())
+		}
+		repl, err := doString(n.Addr(), "INFO", "replication")
+		if err != nil {
+			return err
+		}
+		if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
+			return fmt.Errorf("%s: replica link not up", n.Addr())
+		}
+	}
+	return nil
+}
+
+// slotOwners renders CLUSTER SLOTS as "start-end:port,..." sorted by start,
+// so two nodes' views can be compared.
+func slotOwners(v any) string {
+	ranges, _ := v.([]any)
+	parts := make([]string, 0, len(ranges))
+	for _, r := range ranges {
+		e, _ := r.([]any)
+		if len(e) < 3 {
+			continue
+		}
+		m, _ := e[2].([]any)
+		if len(m) < 2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%v-%v:%v", e[0], e[1], m[1]))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+
+func (c *Cluster) waitFor(within time.Duration, what string, check func() error) error {
+	deadline := time.Now().Add(within)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = check(); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("waited %v for %s: %w", within, what, err)
+}
+
+// Kill kills node i with SIGKILL.
+func (c *Cluster) Kill(i int) { c.Nodes[i].stop(syscall.SIGKILL) }
+
+// Pause stops node i with SIGSTOP: its sockets stay open and nothing answers.
+func (c *Cluster) Pause(i int) error { return c.signal(i, syscall.SIGSTOP) }
+
+// Resume continues a paused node with SIGCONT.
+func (c *Cluster) Resume(i int) error { return c.signal(i, syscall.SIGCONT) }
+
+func (c *Cluster) signal(i int, sig syscall.Signal) error {
+	n := c.Nodes[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil || n.cmd.Process == nil {
+		return errors.New("node not running")
+	}
+	return n.cmd.Process.Signal(sig)
+}
+
+// Restart kills node i if it runs and starts it again on the same port with
+// the same cluster configuration file (its data is gone: nothing persists).
+func (c *Cluster) Restart(i int) error {
+	n := c.Nodes[i]
+	n.stop(syscall.SIGKILL)
+	if err := c.spawn(n); err != nil {
+		return err
+	}
+	return waitPing(n.Addr(), 10*time.Second)
+}
+
+// Owner is the index of the node that the first running node says owns slot.
+func (c *Cluster) Owner(slot int) (int, error) {
+	for _, n := range c.Nodes {
+		if !n.Running() {
+			continue
+		}
+		v, err := do(n.Addr(), "CLUSTER", "SLOTS")
+		if err != nil {
+			continue
+		}
+		ranges, _ := v.([]any)
+		for _, r := range ranges {
+			e, _ := r.([]any)
+			if len(e) < 3 {
+				continue
+			}
+			lo, _ := e[0].(int64)
+			hi, _ := e[1].(int64)
+			m, _ := e[2].([]any)
+			if int64(slot) < lo || int64(slot) > hi || len(m) < 2 {
+				continue
+			}
+			port, _ := m[1].(int64)
+			for j, x := range c.Nodes {
+				if int64(x.Port) == port {
+					return j, nil
+				}
+			}
+		}
+	}
+	return -1, fmt.Errorf("no node owns slot %d", slot)
+}
+
+// MoveSlots migrates slots lo..hi, with their keys, from primary `from` to
+// primary `to`, the way redis-cli --cluster reshard does: IMPORTING and
+// MIGRATING, MIGRATE of every key in batches, then SETSLOT NODE everywhere.
+func (c *Cluster) MoveSlots(from, to, lo, hi int) error {
+	src, dst := c.Nodes[from], c.Nodes[to]
+	for s := lo; s <= hi; s++ {
+		slot := strconv.Itoa(s)
+		if _, err := do(dst.Addr(), "CLUSTER", "SETSLOT", slot, "IMPORTING", src.ID); err != nil {
+			return fmt.Errorf("slot %d IMPORTING on %s: %w", s, dst.Addr(), err)
+		}
+		if _, err := do(src.Addr(), "CLUSTER", "SETSLOT", slot, "MIGRATING", dst.ID); err != nil {
+			return fmt.Errorf("slot %d MIGRATING on %s: %w", s, src.Addr(), err)
+		}
+		for {
+			v, err := do(src.Addr(), "CLUSTER", "GETKEYSINSLOT", slot, "200")
+			if err != nil {
+				return err
+			}
+			keys, _ := v.([]any)
+			if len(keys) == 0 {
+				break
+			}
+			args := []string{"MIGRATE", "127.0.0.1", strconv.Itoa(dst.Port), "", "0", "10000", "REPLACE", "KEYS"}
+			for _, k := range keys {
+				args = append(args, fmt.Sprint(k))
+			}
+			if _, err := do(src.Addr(), args...); err != nil {
+				return fmt.Errorf("MIGRATE slot %d: %w", s, err)
+			}
+		}
+		for _, n := range []*Node{dst, src} {
+			if _, err := do(n.Addr(), "CLUSTER", "SETSLOT", slot, "NODE", dst.ID); err != nil {
+				return fmt.Errorf("slot %d NODE on %s: %w", s, n.Addr(), err)
+			}
+		}
+		for _, n := range c.Nodes {
+			if n != src && n != dst && n.Primary < 0 && n.Running() {
+				_, _ = do(n.Addr(), "CLUSTER", "SETSLOT", slot, "NODE", dst.ID)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package keyspace
+
+import (
+	"crypto/rand"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// The key types of a queue.
+const (
+	TypePending  = "pending"
+	TypeActive   = "active"
+	TypeSchedule = "schedule"
+	TypeMeta     = "meta"
+	TypeJob      = "job"
+)
+
+// QueueTypes are the per-queue key types QueueKey builds.
+var QueueTypes = []string{TypePending, TypeActive, TypeSchedule, TypeMeta}
+
+const (
+	prefix   = "emq:{"
+	reserved = "{emq}:"
+	// VersionKey holds the protocol version fence.
+	VersionKey = reserved + "version"
+	// MaxQueueLen is the longest queue name, in bytes.
+	MaxQueueLen = 200
+	// JobIDPrefix brands every job id.
+	JobIDPrefix = "JOB"
+	// JobIDLen is the length of a job id: the brand and a 26-character ULID.
+	JobIDLen = len(JobIDPrefix) + ulid.EncodedSize
+	// ScanPattern matches every queue-level key for SCAN.
+	ScanPattern = "emq:{*}:*"
+)
+
+// ValidateQueue checks a queue name: 1 to 200 bytes of valid UTF-8, no '{',
+// no '}', no ASCII control character, and not the reserved "emq".
+func ValidateQueue(name string) error {
+	switch {
+	case name == "":
+		return refuse(ErrInvalidQueue, name, "a queue name may not be empty")
+	case len(name) > MaxQueueLen:
+		return refuse(ErrInvalidQueue, name, "a queue name is at most 200 bytes")
+	case name == "emq":
+		return refuse(ErrInvalidQueue, name, `"emq" is reserved for the protocol`)
+	case !utf8.ValidString(name):
+		return refuse(ErrInvalidQueue, name, "a queue name must be valid UTF-8")
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '{' || c == '}':
+			return refuse(ErrInvalidQueue, name, "a queue name may not contain '{' or '}'")
+		case c < 0x20 || c == 0x7f:
+			return refuse(ErrInvalidQueue, name, "a queue name may not contain a control character")
+		}
+	}
+	return nil
+}
+
+// crockford is the ULID alphabet: Crockford base32, upper case.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// ValidateJobID checks the branded id: "JOB" and a 26-character upper-case
+// Crockford base32 ULID.
+func ValidateJobID(id string) error {
+	if len(id) != JobIDLen || !strings.HasPrefix(id, JobIDPrefix) {
+		return refuse(ErrInvalidJobID, id, "a job id is JOB followed by a 26-character ULID")
+	}
+	u := id[len(JobIDPrefix):]
+	if u[0] > '7' {
+		return refuse(ErrInvalidJobID, id, "the ULID's first character is at most 7")
+	}
+	for i := 0; i < len(u); i++ {
+		if strings.IndexByte(crockford, u[i]) < 0 {
+			return refuse(ErrInvalidJobID, id, "a ULID is upper-case Crockford base32")
+		}
+	}
+	return nil
+}
+
+var (
+	idMu      sync.Mutex
+	idEntropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewJobID mints a branded id, monotonic within this process.
+func NewJobID() string {
+	idMu.Lock()
+	defer idMu.Unlock()
+	return JobIDPrefix + ulid.MustNew(ulid.Timestamp(time.Now()), idEntropy).String()
+}
+
+// QueueKey builds emq:{queue}:typ for typ pending, active, schedule or meta.
+func QueueKey(queue, typ string) (string, error) {
+	if err := ValidateQueue(queue); err != nil {
+		return "", err
+	}
+	switch typ {
+	case TypePending, TypeActive, TypeSchedule, TypeMeta:
+		return prefix + queue + "}:" + typ, nil
+	}
+	return "", refuse(ErrInvalidType, typ, "a queue key type is pending, active, schedule or meta")
+}
+
+// JobPrefix is emq:{queue}:job:, the prefix a script appends a job id to.
+func JobPrefix(queue string) (string, error) {
+	if err := ValidateQueue(queue); err != nil {
+		return "", err
+	}
+	return prefix + queue + "}:job:", nil
+}
+
+// JobKey builds emq:{queue}:job:<id> for a valid queue and a valid id.
+func JobKey(queue, id string) (string, error) {
+	p, err := JobPrefix(queue)
+	if err != nil {
+		return "", err
+	}
+	if err := ValidateJobID(id); err != nil {
+		return "", err
+	}
+	return p + id, nil
+}
+
+// QueueKeys are the keys of one queue, built once.
+type QueueKeys struct {
+	Pending, Active, Schedule, Meta, JobPrefix string
+}
+
+// KeysOf builds every key of queue, or refuses the name.
+func KeysOf(queue string) (QueueKeys, error) {
+	if err := ValidateQueue(queue); err != nil {
+		return QueueKeys{}, err
+	}
+	b := prefix + queue + "}:"
+	return QueueKeys{Pending: b + TypePending, Active: b + TypeActive,
+		Schedule: b + TypeSchedule, Meta: b + TypeMeta, JobPrefix: b + "job:"}, nil
+}

@@ -1,0 +1,13 @@
+// Command emqtop is a terminal dashboard for EchoMQ job queues stored in
+// Valkey, standalone or Valkey Cluster.
+package main
+
+import (
+	"os"
+
+	"github.com/echomq/emqtop/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}

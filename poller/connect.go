@@ -1,0 +1,146 @@
+// Package poller is the read path: it connects, reads the topology,
+// discovers queues, and takes one read-only Lua snapshot per occupied slot,
+// assembled into a model.Snapshot.
+package poller
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// Config says how to reach the servers. Password never comes from a flag.
+type Config struct {
+	Addrs       []string      // seed nodes, host:port
+	URL         string        // valkey://, valkeys://, redis:// or rediss://; overrides Addrs
+	User        string        // ACL user
+	Password    string        // from EMQTOP_PASSWORD or --password-file
+	TLS         bool          // dial with TLS
+	TLSCA       string        // PEM file of the CA to trust
+	TLSInsecure bool          // do not verify the server's certificate
+	Timeout     time.Duration // per node, per call
+	Replicas    bool          // read snapshots from replicas where that is safe
+}
+
+// ClientOption turns the configuration into valkey-go's options. The client
+// needs no client-side cache (the embedded server and tight ACL users refuse
+// CLIENT TRACKING), so it is off.
+func (c Config) ClientOption() (valkey.ClientOption, error) {
+	var opt valkey.ClientOption
+	if c.URL != "" {
+		u := c.URL
+		scheme, _, ok := strings.Cut(u, "://")
+		if !ok {
+			return opt, fmt.Errorf("--url %q: want valkey://, valkeys://, redis:// or rediss://", redactURL(u))
+		}
+		switch scheme {
+		case "valkey", "valkeys", "redis", "rediss":
+		default:
+			return opt, fmt.Errorf("--url scheme %q: want valkey, valkeys, redis or rediss", scheme)
+		}
+		var err error
+		if opt, err = valkey.ParseURL(u); err != nil {
+			return opt, fmt.Errorf("--url %q: %v", redactURL(u), redactErr(err, u))
+		}
+	} else {
+		if len(c.Addrs) == 0 {
+			return opt, errors.New("no address: give --addr host:port or --url")
+		}
+		for _, a := range c.Addrs {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return opt, fmt.Errorf("--addr %q: want host:port", a)
+			}
+		}
+		opt.InitAddress = c.Addrs
+	}
+	if c.User != "" {
+		opt.Username = c.User
+	}
+	if c.Password != "" {
+		opt.Password = c.Password
+	}
+	if c.TLS || c.TLSCA != "" || c.TLSInsecure || opt.TLSConfig != nil {
+		tc := opt.TLSConfig
+		if tc == nil {
+			tc = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		if c.TLSCA != "" {
+			pem, err := os.ReadFile(c.TLSCA)
+			if err != nil {
+				return opt, fmt.Errorf("--tls-ca: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return opt, fmt.Errorf("--tls-ca %s: no PEM certificate in it", c.TLSCA)
+			}
+			tc.RootCAs = pool
+		}
+		tc.InsecureSkipVerify = c.TLSInsecure
+		opt.TLSConfig = tc
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	opt.Dialer.Timeout = timeout
+	opt.ConnWriteTimeout = timeout
+	opt.DisableCache = true
+	opt.ClientName = "emqtop"
+	if c.Replicas {
+		opt.SendToReplicas = func(cmd valkey.Completed) bool { return cmd.IsReadOnly() }
+	}
+	return opt, nil
+}
+
+// Connect makes the client: cluster or standalone is detected by valkey-go.
+func Connect(c Config) (valkey.Client, error) {
+	opt, err := c.ClientOption()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := valkey.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %v", c.Target(), redactErr(err, c.Password))
+	}
+	return cl, nil
+}
+
+// Target names what the configuration connects to, with no secret in it.
+func (c Config) Target() string {
+	if c.URL != "" {
+		return redactURL(c.URL)
+	}
+	return strings.Join(c.Addrs, ",")
+}
+
+// redactURL removes any password from a URL.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return u
+	}
+	cred := rest[:at]
+	if user, _, has := strings.Cut(cred, ":"); has {
+		cred = user + ":xxxxx"
+	}
+	return scheme + "://" + cred + rest[at:]
+}
+
+// redactErr removes a secret from an error's text.
+func redactErr(err error, secret string) error {
+	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), secret, "xxxxx"))
+}

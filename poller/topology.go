@@ -1,0 +1,220 @@
+package poller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/valkey-io/valkey-go"
+)
+
+// ReadTopology asks the servers who owns which slot: CLUSTER SHARDS, or
+// CLUSTER SLOTS where SHARDS is missing, then each primary's own CLUSTER
+// NODES line for slots in migration. A standalone server is one primary
+// owning every slot.
+func ReadTopology(ctx context.Context, c valkey.Client) (*model.Topology, error) {
+	nodes := c.Nodes()
+	addrs := make([]string, 0, len(nodes))
+	for a := range nodes {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	if c.Mode() != valkey.ClientModeCluster {
+		n := model.Node{Addr: addrs[0], Role: model.RolePrimary, Health: "online",
+			Slots: []model.Range{{Lo: 0, Hi: keyspace.SlotCount - 1}}}
+		if v, err := c.Do(ctx, c.B().Role().Build()).ToArray(); err == nil && len(v) > 0 {
+			if r, _ := v[0].ToString(); r == "slave" {
+				n.Role = model.RoleReplica
+				n.Slots = nil
+			}
+		} else if err != nil && !isUnknownCommand(err) {
+			return nil, fmt.Errorf("ROLE on %s: %w", n.Addr, err)
+		}
+		if n.Role == model.RoleReplica { // a lone replica still holds every key
+			n.Role, n.Slots = model.RolePrimary, []model.Range{{Lo: 0, Hi: keyspace.SlotCount - 1}}
+		}
+		return model.NewTopology(false, []model.Node{n}), nil
+	}
+	var errs []error
+	for _, a := range addrs {
+		nc := nodes[a]
+		list, err := readShards(ctx, nc)
+		if err != nil && isUnknownCommand(err) {
+			list, err = readSlots(ctx, nc)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			continue
+		}
+		for i := range list {
+			if list[i].Role != model.RolePrimary {
+				continue
+			}
+			if pc, ok := nodes[list[i].Addr]; ok {
+				list[i].Migrating = readMigrating(ctx, pc)
+			}
+		}
+		return model.NewTopology(true, list), nil
+	}
+	return nil, fmt.Errorf("no node answered the topology: %w", errors.Join(errs...))
+}
+
+func isUnknownCommand(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "unknown subcommand") || strings.Contains(s, "unknown command")
+}
+
+func readShards(ctx context.Context, c valkey.Client) ([]model.Node, error) {
+	shards, err := c.Do(ctx, c.B().ClusterShards().Build()).ToArray()
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Node
+	for _, sh := range shards {
+		m, err := sh.AsMap()
+		if err != nil {
+			return nil, fmt.Errorf("CLUSTER SHARDS: %w", err)
+		}
+		slotsMsg := m["slots"]
+		flat, _ := slotsMsg.AsIntSlice()
+		var ranges []model.Range
+		for i := 0; i+1 < len(flat); i += 2 {
+			ranges = append(ranges, model.Range{Lo: uint16(flat[i]), Hi: uint16(flat[i+1])})
+		}
+		nodesMsg := m["nodes"]
+		members, _ := nodesMsg.ToArray()
+		var primaryID string
+		var shardNodes []model.Node
+		for _, nm := range members {
+			f, err := nm.AsMap()
+			if err != nil {
+				continue
+			}
+			n := model.Node{ID: str(f["id"]), Health: str(f["health"])}
+			host := str(f["ip"])
+			if host == "" {
+				host = str(f["endpoint"])
+			}
+			port := num(f["port"])
+			if port == 0 {
+				port = num(f["tls-port"])
+			}
+			n.Addr = net.JoinHostPort(host, strconv.FormatInt(port, 10))
+			if str(f["role"]) == "master" {
+				n.Role, n.Slots, primaryID = model.RolePrimary, ranges, n.ID
+			} else {
+				n.Role = model.RoleReplica
+			}
+			if n.Health == "" {
+				n.Health = "online"
+			}
+			shardNodes = append(shardNodes, n)
+		}
+		for i := range shardNodes {
+			if shardNodes[i].Role == model.RoleReplica {
+				shardNodes[i].PrimaryID = primaryID
+			}
+		}
+		out = append(out, shardNodes...)
+	}
+	return out, nil
+}
+
+func str(m valkey.ValkeyMessage) string {
+	s, _ := m.ToString()
+	return s
+}
+
+func num(m valkey.ValkeyMessage) int64 {
+	if v, err := m.AsInt64(); err == nil {
+		return v
+	}
+	return 0
+}
+
+func readSlots(ctx context.Context, c valkey.Client) ([]model.Node, error) {
+	entries, err := c.Do(ctx, c.B().ClusterSlots().Build()).ToArray()
+	if err != nil {
+		return nil, err
+	}
+	byAddr := map[string]*model.Node{}
+	var order []string
+	add := func(n model.Node) *model.Node {
+		if p, ok := byAddr[n.Addr]; ok {
+			return p
+		}
+		byAddr[n.Addr] = &n
+		order = append(order, n.Addr)
+		return byAddr[n.Addr]
+	}
+	for _, e := range entries {
+		f, err := e.ToArray()
+		if err != nil || len(f) < 3 {
+			continue
+		}
+		lo, hi := num(f[0]), num(f[1])
+		var primaryID string
+		for i, m := range f[2:] {
+			nf, err := m.ToArray()
+			if err != nil || len(nf) < 2 {
+				continue
+			}
+			n := model.Node{Addr: net.JoinHostPort(str(nf[0]), strconv.FormatInt(num(nf[1]), 10)), Health: "online"}
+			if len(nf) > 2 {
+				n.ID = str(nf[2])
+			}
+			if i == 0 {
+				n.Role, primaryID = model.RolePrimary, n.ID
+				p := add(n)
+				p.Slots = append(p.Slots, model.Range{Lo: uint16(lo), Hi: uint16(hi)})
+			} else {
+				n.Role, n.PrimaryID = model.RoleReplica, primaryID
+				add(n)
+			}
+		}
+	}
+	out := make([]model.Node, 0, len(order))
+	for _, a := range order {
+		n := *byAddr[a]
+		sort.Slice(n.Slots, func(i, j int) bool { return n.Slots[i].Lo < n.Slots[j].Lo })
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// readMigrating reads the slots a primary is migrating or importing from its
+// own line of CLUSTER NODES ("[5461->-id]" or "[5461-<-id]").
+func readMigrating(ctx context.Context, c valkey.Client) []uint16 {
+	s, err := c.Do(ctx, c.B().ClusterNodes().Build()).ToString()
+	if err != nil {
+		return nil
+	}
+	var out []uint16
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.Contains(f[2], "myself") {
+			continue
+		}
+		if len(f) < 9 {
+			continue
+		}
+		for _, tok := range f[8:] {
+			if !strings.HasPrefix(tok, "[") {
+				continue
+			}
+			digits := strings.TrimLeft(tok, "[")
+			if i := strings.IndexByte(digits, '-'); i > 0 {
+				if v, err := strconv.Atoi(digits[:i]); err == nil && v >= 0 && v < keyspace.SlotCount {
+					out = append(out, uint16(v))
+				}
+			}
+		}
+	}
+	return out
+}
