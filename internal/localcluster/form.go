@@ -140,7 +140,6 @@ func slotOwners(v any) string {
 	return strings.Join(parts, ",")
 }
 
-
 func (c *Cluster) waitFor(within time.Duration, what string, check func() error) error {
 	deadline := time.Now().Add(within)
 	var err error

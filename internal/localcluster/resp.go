@@ -111,4 +111,3 @@ func (c *Conn) read() (any, error) {
 	}
 	return nil, fmt.Errorf("unexpected reply %q", line)
 }
-
