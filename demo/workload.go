@@ -1,0 +1,249 @@
+// Package demo is emqtop's embedded default: a workload that moves queues
+// the way production does, and the servers it runs on.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/valkey-io/valkey-go"
+)
+
+// Named are the queues every demo has.
+var Named = []string{"orders", "fills", "emails", "webhooks", "thumbnails", "reports", "payments", "search-index"}
+
+// Config shapes a workload. Zero values take the defaults in brackets.
+type Config struct {
+	Seed      uint64        // random seed
+	Synthetic int           // synthetic queues besides the named ones
+	Rate      float64       // jobs enqueued per second on average [200]; bursts go to 4x
+	Total     int64         // stop producing after this many jobs; 0 means never
+	Workers   int           // concurrent workers [8]
+	DieShare  float64       // share of claims whose worker dies holding the job
+	SlowShare float64       // share of claims whose work outlasts the lease
+	Lease     time.Duration // lease of a claim [2s]
+	WorkMax   time.Duration // a normal job's work takes up to this [50ms]
+	Reaper    time.Duration // requeue-expired every so often; 0: no reaper
+	// OnAck, when set, is called for every successful ack.
+	OnAck func(queue, id string)
+}
+
+// Stats are the workload's counters.
+type Stats struct {
+	Enqueued, Claimed, Acked, Fenced, Abandoned, Reaped, Errors int64
+}
+
+// Workload runs producers, workers and optionally a reaper.
+type Workload struct {
+	cfg    Config
+	c      valkey.Client
+	queues []string
+	weight []float64 // cumulative
+
+	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
+	lastErr                                                 atomic.Value
+}
+
+// New builds a workload; Run starts it.
+func New(c valkey.Client, cfg Config) *Workload {
+	if cfg.Rate <= 0 {
+		cfg.Rate = 200
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 2 * time.Second
+	}
+	if cfg.WorkMax <= 0 {
+		cfg.WorkMax = 50 * time.Millisecond
+	}
+	w := &Workload{cfg: cfg, c: c}
+	w.queues = append(w.queues, Named...)
+	for i := 0; i < cfg.Synthetic; i++ {
+		w.queues = append(w.queues, fmt.Sprintf("tenant-%03d", i))
+	}
+	// named queues carry most of the traffic, synthetic ones a long tail
+	sum := 0.0
+	for i := range w.queues {
+		wt := 1.0 / float64(1+i)
+		if i < len(Named) {
+			wt = 4.0 / float64(1+i)
+		}
+		sum += wt
+		w.weight = append(w.weight, sum)
+	}
+	return w
+}
+
+// Queues are the names the workload uses.
+func (w *Workload) Queues() []string { return w.queues }
+
+// Stats reads the counters.
+func (w *Workload) Stats() Stats {
+	return Stats{w.enqueued.Load(), w.claimed.Load(), w.acked.Load(), w.fenced.Load(),
+		w.abandoned.Load(), w.reaped.Load(), w.errs.Load()}
+}
+
+// LastError is the last unexpected error, or nil.
+func (w *Workload) LastError() error {
+	if e, ok := w.lastErr.Load().(error); ok {
+		return e
+	}
+	return nil
+}
+
+func (w *Workload) fail(err error) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	w.errs.Add(1)
+	w.lastErr.Store(err)
+}
+
+func (w *Workload) pick(r *rand.Rand) string {
+	x := r.Float64() * w.weight[len(w.weight)-1]
+	lo, hi := 0, len(w.weight)-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		if w.weight[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return w.queues[lo]
+}
+
+// Run runs until ctx ends and returns when every goroutine has stopped.
+func (w *Workload) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.produce(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 1))) }()
+	for i := 0; i < w.cfg.Workers; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.work(ctx, rand.New(rand.NewPCG(w.cfg.Seed, uint64(100+i))), i) }()
+	}
+	if w.cfg.Reaper > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.reap(ctx) }()
+	}
+	wg.Wait()
+}
+
+// produce enqueues at a bursty rate: every second the rate is redrawn
+// between a fifth and four times the average.
+func (w *Workload) produce(ctx context.Context, r *rand.Rand) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	factor, owed := 1.0, 0.0
+	next := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if now.After(next) {
+				factor = 0.2 + r.Float64()*r.Float64()*3.8
+				next = now.Add(time.Second)
+			}
+			owed += w.cfg.Rate * factor / 100
+			for ; owed >= 1; owed-- {
+				if w.cfg.Total > 0 && w.enqueued.Load() >= w.cfg.Total {
+					return
+				}
+				q := w.pick(r)
+				payload := fmt.Sprintf(`{"queue":%q,"n":%d,"amount":%d.%02d}`, q, r.IntN(1e6), r.IntN(500), r.IntN(100))
+				if _, err := echomq.Enqueue(ctx, w.c, q, []byte(payload)); err != nil {
+					w.fail(err)
+					continue
+				}
+				w.enqueued.Add(1)
+			}
+		}
+	}
+}
+
+// work claims round-robin over the queues, starting at a random one, and
+// naps when a whole pass found nothing.
+func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
+	i := r.IntN(len(w.queues))
+	misses := 0
+	for ctx.Err() == nil {
+		q := w.queues[i]
+		job, ok, err := echomq.Claim(ctx, w.c, q, w.cfg.Lease)
+		if err != nil {
+			w.fail(err)
+		}
+		if !ok {
+			i = (i + 1) % len(w.queues)
+			if misses++; misses >= len(w.queues) {
+				misses = 0
+				sleep(ctx, 20*time.Millisecond)
+			}
+			continue
+		}
+		misses = 0
+		w.claimed.Add(1)
+		switch x := r.Float64(); {
+		case x < w.cfg.DieShare:
+			// the worker dies holding the job; a new one starts a bit later
+			w.abandoned.Add(1)
+			sleep(ctx, min(50*time.Millisecond, w.cfg.Lease/4))
+			continue
+		case x < w.cfg.DieShare+w.cfg.SlowShare:
+			sleep(ctx, w.cfg.Lease+w.cfg.Lease/4+time.Duration(r.Int64N(int64(w.cfg.Lease/2))))
+		default:
+			sleep(ctx, time.Duration(r.Int64N(int64(w.cfg.WorkMax))))
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		switch err := echomq.Ack(ctx, w.c, q, job.ID, job.Attempts); {
+		case err == nil:
+			w.acked.Add(1)
+			if w.cfg.OnAck != nil {
+				w.cfg.OnAck(q, job.ID)
+			}
+		case errors.Is(err, echomq.ErrFenced), errors.Is(err, echomq.ErrNotActive):
+			w.fenced.Add(1)
+		default:
+			w.fail(err)
+		}
+		if r.IntN(4) == 0 { // spread the workers over the queues
+			i = r.IntN(len(w.queues))
+		}
+	}
+}
+
+func (w *Workload) reap(ctx context.Context) {
+	tick := time.NewTicker(w.cfg.Reaper)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			for _, q := range w.queues {
+				n, err := echomq.RequeueExpired(ctx, w.c, q, 0)
+				w.fail(err)
+				w.reaped.Add(int64(n))
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,75 @@
+package demo
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/internal/vtest"
+)
+
+// TestConservation: 20,000 jobs over 50 queues, 8 workers, 10% of claims
+// dying and 10% slow, a reaper: every job is acked exactly once and nothing
+// is left behind.
+func TestConservation(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	const total = 20000
+	var mu sync.Mutex
+	acks := map[string]int{}
+	w := New(c, Config{
+		Seed: 7, Synthetic: 50 - len(Named), Rate: 8000, Total: total, Workers: 8,
+		DieShare: 0.1, SlowShare: 0.1, Lease: 30 * time.Millisecond, WorkMax: time.Millisecond,
+		Reaper: 10 * time.Millisecond,
+		OnAck: func(q, id string) {
+			mu.Lock()
+			acks[q+"/"+id]++
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	deadline := time.Now().Add(4 * time.Minute)
+	for w.Stats().Acked < total && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	s := w.Stats()
+	t.Logf("stats %+v", s)
+	if err := w.LastError(); err != nil {
+		t.Errorf("workload error: %v", err)
+	}
+	if s.Enqueued != total || s.Acked != total {
+		t.Fatalf("enqueued %d acked %d, want %d each", s.Enqueued, s.Acked, total)
+	}
+	if s.Abandoned == 0 || s.Fenced == 0 {
+		t.Errorf("the test did not exercise dying (%d) and fenced (%d) workers", s.Abandoned, s.Fenced)
+	}
+	for k, n := range acks {
+		if n != 1 {
+			t.Errorf("%s acked %d times", k, n)
+		}
+	}
+	if len(acks) != total {
+		t.Errorf("%d distinct jobs acked, want %d", len(acks), total)
+	}
+	// nothing left anywhere: count every key on every primary
+	left := 0
+	for _, nc := range c.Nodes() {
+		n, err := nc.Do(context.Background(), nc.B().Dbsize().Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		left += int(n)
+	}
+	if left != 0 {
+		keys := []string{}
+		for _, nc := range c.Nodes() {
+			k, _ := nc.Do(context.Background(), nc.B().Keys().Pattern("*").Build()).AsStrSlice()
+			keys = append(keys, k...)
+		}
+		t.Errorf("%d keys left: %.10v", left, keys)
+	}
+}

@@ -1,0 +1,29 @@
+// Package vtest joins the tests' real servers to valkey-go clients.
+package vtest
+
+import (
+	"testing"
+
+	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/valkey-io/valkey-go"
+)
+
+// Client connects to c the way emqtop does (no client-side cache) and
+// closes the client when the test ends.
+func Client(t testing.TB, c *localcluster.Cluster) valkey.Client {
+	t.Helper()
+	cl, err := valkey.NewClient(valkey.ClientOption{InitAddress: c.Addrs(), DisableCache: true})
+	if err != nil {
+		t.Fatalf("connect to %v: %v", c.Addrs(), err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// Cluster starts a cluster of primaries (0: one standalone server) and
+// returns it with a client.
+func Cluster(t testing.TB, primaries int) (*localcluster.Cluster, valkey.Client) {
+	t.Helper()
+	c := localcluster.ForTest(t, localcluster.Options{Primaries: primaries})
+	return c, Client(t, c)
+}
