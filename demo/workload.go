@@ -47,7 +47,7 @@ type Workload struct {
 	weight []float64 // cumulative
 
 	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
-	lastErr                                                 atomic.Value
+	lastErr                                                   atomic.Value
 }
 
 // New builds a workload; Run starts it.
