@@ -75,12 +75,12 @@ var requeueExpiredLua string
 var drainLua string
 
 var (
-	enqueueScript        = valkey.NewLuaScript(prelude + enqueueLua)
-	claimScript          = valkey.NewLuaScript(prelude + claimLua)
-	ackScript            = valkey.NewLuaScript(prelude + ackLua)
-	requeueScript        = valkey.NewLuaScript(prelude + requeueLua)
-	requeueExpiredScript = valkey.NewLuaScript(prelude + requeueExpiredLua)
-	drainScript          = valkey.NewLuaScript(prelude + drainLua)
+	enqueueScript        = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + enqueueLua)
+	claimScript          = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + claimLua)
+	ackScript            = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + ackLua)
+	requeueScript        = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + requeueLua)
+	requeueExpiredScript = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + requeueExpiredLua)
+	drainScript          = valkey.NewLuaScript(keyspace.LuaJobIDGate + prelude + drainLua)
 )
 
 // DrainBatch is the most pending jobs one drain script removes.

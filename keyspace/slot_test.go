@@ -113,3 +113,27 @@ func BenchmarkSlotNoTag(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestLuaGateMatchesGo runs LuaJobIDGate on a real server over ids that
+// ValidateJobID accepts and refuses, and wants the same verdict.
+func TestLuaGateMatchesGo(t *testing.T) {
+	c := localcluster.ForTest(t, localcluster.Options{})
+	conn, err := localcluster.Dial(c.Nodes[0].Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	script := LuaJobIDGate + "if valid_id(ARGV[1]) then return 1 else return 0 end"
+	ids := []string{goodID, NewJobID(), "JOB81HZX3K2M4N5P6Q7R8S9T0VWXY", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXI",
+		"JOB01hzx3k2m4n5p6q7r8s9t0vwxy", "JOB01HZX3K2M4N5P6Q7R8S9T0VWX", "x}:evil", "", "JOB01HZX3K2M4N5P6Q7R8S9T0VWX\n",
+		"JOB01HZX3K2M4N5P6Q7R8S9T0VWXU", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXL", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXO"}
+	for _, id := range ids {
+		v, err := conn.Do("EVAL", script, "0", id)
+		if err != nil {
+			t.Fatalf("EVAL: %v", err)
+		}
+		if lua, gov := v.(int64) == 1, ValidateJobID(id) == nil; lua != gov {
+			t.Errorf("%q: Lua says %v, Go says %v", id, lua, gov)
+		}
+	}
+}

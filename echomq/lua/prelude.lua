@@ -1,5 +1,6 @@
--- Shared by every EchoMQ script: the server clock, the type check that
--- keeps a script all-or-nothing, and the job id gate.
+-- Shared by every EchoMQ script: the server clock and the type check that
+-- keeps a script all-or-nothing. The job id gate (valid_id) comes from
+-- keyspace.LuaJobIDGate, prepended in Go.
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -14,10 +15,4 @@ local function want(key, typ)
     return redis.error_reply('EMQWRONGTYPE ' .. key .. ' is a ' .. t .. ', want ' .. typ)
   end
   return nil
-end
-
--- valid_id mirrors keyspace.ValidateJobID: JOB and 26 Crockford base32.
-local function valid_id(id)
-  return type(id) == 'string' and #id == 29 and
-    string.find(id, '^JOB[0-7][0-9A-HJKMNP-TV-Z]+$') ~= nil
 end
