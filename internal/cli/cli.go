@@ -36,6 +36,5 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	}
-	fmt.Fprint(stderr, usage)
-	return exitUsage
+	return runRoot(args, stdout, stderr)
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/vtest"
+)
+
+func TestOnceJSONSchema(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		echomq.Enqueue(ctx, c, "orders", []byte("x"))
+	}
+	echomq.Claim(ctx, c, "orders", time.Millisecond)
+	// a hostile key: discovery must report it without printing it raw
+	c.Do(ctx, c.B().Zadd().Key("emq:{\x1b]52;c;aGk=\x07}:pending").ScoreMember().ScoreMember(1, "x").Build())
+	time.Sleep(5 * time.Millisecond)
+
+	var out, errb bytes.Buffer
+	rc := Main([]string{"--once", "--json", "--addr", cl.Nodes[0].Addr()}, &out, &errb)
+	if rc != 0 {
+		t.Fatalf("rc = %d, stderr %s", rc, errb.String())
+	}
+	if bytes.ContainsAny(out.Bytes(), "\x1b\x07") {
+		t.Fatal("raw escape bytes in the JSON output")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	for _, k := range []string{"server_time_ms", "version", "nodes", "queues", "foreign_keys", "poll"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("no %q field", k)
+		}
+	}
+	nodes := doc["nodes"].([]any)
+	if len(nodes) != 3 {
+		t.Fatalf("%d nodes", len(nodes))
+	}
+	for _, n := range nodes {
+		m := n.(map[string]any)
+		for _, k := range []string{"addr", "id", "role", "slots", "queues", "pending", "active", "expired", "error"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("node lacks %q", k)
+			}
+		}
+	}
+	qs := doc["queues"].([]any)
+	if len(qs) != 1 {
+		t.Fatalf("queues = %v", qs)
+	}
+	q := qs[0].(map[string]any)
+	for k, want := range map[string]float64{"slot": 105, "pending": 2, "active": 1, "scheduled": 0, "expired": 1} {
+		if q[k] != want {
+			t.Errorf("queue %s = %v, want %v", k, q[k], want)
+		}
+	}
+	for _, k := range []string{"name", "node", "oldest_pending_age_ms", "error"} {
+		if _, ok := q[k]; !ok {
+			t.Errorf("queue lacks %q", k)
+		}
+	}
+	poll := doc["poll"].(map[string]any)
+	for _, k := range []string{"duration_ms", "scripts", "round_trips"} {
+		if _, ok := poll[k]; !ok {
+			t.Errorf("poll lacks %q", k)
+		}
+	}
+	if fk := doc["foreign_keys"].([]any); len(fk) != 1 || !strings.Contains(fk[0].(map[string]any)["key"].(string), "\x1b]52") {
+		t.Errorf("foreign_keys = %v, want the hostile key (escaped in JSON, intact when parsed)", fk)
+	}
+
+	out.Reset()
+	if rc := Main([]string{"--once", "--addr", cl.Nodes[0].Addr()}, &out, &errb); rc != 0 {
+		t.Fatalf("table rc = %d", rc)
+	}
+	if bytes.ContainsAny(out.Bytes(), "\x1b\x07") || !strings.Contains(out.String(), `\x1b]52`) {
+		t.Errorf("table shows the hostile key raw or not at all:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "orders") {
+		t.Errorf("table lacks orders:\n%s", out.String())
+	}
+}
+
+func TestOnceExitStatus(t *testing.T) {
+	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3})
+	cl.Kill(2)
+	var out, errb bytes.Buffer
+	rc := Main([]string{"--once", "--json", "--timeout", "300ms", "--addr", cl.Nodes[0].Addr()}, &out, &errb)
+	if rc != 2 {
+		t.Errorf("one node down: rc = %d, want 2; stderr %s", rc, errb.String())
+	}
+	if !json.Valid(out.Bytes()) {
+		t.Errorf("what was read is not printed as JSON: %s", out.String())
+	}
+	if !strings.Contains(errb.String(), cl.Nodes[2].Addr()) {
+		t.Errorf("stderr does not name the dead node: %s", errb.String())
+	}
+	errb.Reset()
+	cl.Kill(0)
+	cl.Kill(1)
+	if rc := Main([]string{"--once", "--timeout", "300ms", "--addr", cl.Nodes[0].Addr()}, &out, &errb); rc != 1 {
+		t.Errorf("nothing reachable: rc = %d, want 1", rc)
+	}
+	// with --once, 2 means "some node did not answer": bad flags are 1
+	if rc := Main([]string{"--once", "--queues", "a}b"}, &out, &errb); rc != 1 {
+		t.Errorf("bad --queues: rc = %d, want 1", rc)
+	}
+	if rc := Main([]string{"--once", "--url", "redis://u:secret@127.0.0.1:1"}, &out, &errb); rc != 1 || strings.Contains(errb.String(), "secret") {
+		t.Errorf("password in --url: rc = %d, stderr %q", rc, errb.String())
+	}
+}

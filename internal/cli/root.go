@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/poller"
+)
+
+// rootFlags are the dashboard's flags, and --once's.
+type rootFlags struct {
+	conn     connFlags
+	once     bool
+	json     bool
+	queues   string
+	interval time.Duration
+	readOnly bool
+	theme    string
+	noColor  bool
+	auditLog string
+	window   time.Duration
+}
+
+func (r *rootFlags) register(fs *flag.FlagSet) {
+	r.conn.register(fs)
+	fs.BoolVar(&r.once, "once", false, "print one snapshot and exit")
+	fs.BoolVar(&r.json, "json", false, "with --once: print JSON")
+	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
+	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
+	fs.DurationVar(&r.window, "window", 60*time.Second, "the lease timeline spans now±`window`")
+	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action; no write command can be sent")
+	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light or mono")
+	fs.BoolVar(&r.noColor, "no-color", false, "no colour (also when $NO_COLOR is set)")
+	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
+}
+
+func (r *rootFlags) pinned() ([]string, error) {
+	if r.queues == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, q := range strings.Split(r.queues, ",") {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		if err := keyspace.ValidateQueue(q); err != nil {
+			return nil, fmt.Errorf("--queues: %w", err)
+		}
+		out = append(out, q)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--queues names no queue")
+	}
+	return out, nil
+}
+
+func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
+	pinned, err := r.pinned()
+	if err != nil {
+		return poller.Options{}, err
+	}
+	if r.window <= 0 {
+		return poller.Options{}, errors.New("--window must be positive")
+	}
+	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
+		Replicas: cfg.Replicas, Window: r.window}, nil
+}
+
+// runRoot is emqtop without a subcommand: the dashboard, or --once.
+func runRoot(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("emqtop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var r rootFlags
+	r.register(fs)
+	// --once gives 2 to "some node did not answer", so its bad usage is 1
+	bad := exitUsage
+	for _, a := range args {
+		if a == "--once" || a == "-once" || strings.HasPrefix(a, "--once=") {
+			bad = exitError
+		}
+	}
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return bad
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "emqtop: unknown command %s\n", keyspace.Quote(fs.Arg(0)))
+		fs.Usage()
+		return bad
+	}
+	cfg, err := r.conn.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop:", err)
+		return bad
+	}
+	opt, err := r.pollerOptions(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop:", err)
+		return bad
+	}
+	if r.json && !r.once {
+		fmt.Fprintln(stderr, "emqtop: --json needs --once")
+		return bad
+	}
+	if r.once {
+		// --once never writes: it is read-only whatever the flags say
+		return runOnce(cfg, opt, r.json, stdout, stderr)
+	}
+	return runDashboard(r, cfg, opt, stdout, stderr)
+}

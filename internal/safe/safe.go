@@ -1,0 +1,118 @@
+// Package safe is the one sanitiser every string from a server passes
+// before it reaches a terminal: queue names, job ids, payloads, error texts.
+// Control characters, escape sequences (CSI, OSC, OSC 52 clipboard writes
+// included), C1 controls, bidirectional overrides and invalid UTF-8 come
+// out as visible, inert escapes; nothing of the input reaches the terminal
+// raw.
+package safe
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text makes s safe to print: printable runes pass, "\n" and "\t" become
+// `\n` and `\t`, other control and format runes `\x1b` or `\u202e`, and a
+// byte of invalid UTF-8 `\xff`. The result is valid UTF-8 with no control
+// character in it.
+func Text(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	write(&b, s, false)
+	return b.String()
+}
+
+// Lines is Text but keeps "\n" as a line break (for a payload view).
+func Lines(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	write(&b, s, true)
+	return b.String()
+}
+
+// clean reports whether s is printable ASCII, the common case, so it can be
+// returned without a copy.
+func clean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func write(b *strings.Builder, s string, keepNL bool) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(b, `\x%02x`, s[i])
+		case r == '\n' && keepNL:
+			b.WriteByte('\n')
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+			b.WriteString(s[i : i+n])
+		default: // C1 controls, bidi overrides, zero-width and other format runes
+			fmt.Fprintf(b, `\u%04x`, r)
+		}
+		i += n
+	}
+}
+
+// Bounded is Text of at most max bytes of s; when s is longer it says how
+// long it was.
+func Bounded(s string, max int) string {
+	if len(s) <= max {
+		return Text(s)
+	}
+	cut := max
+	for cut > 0 && cut > max-4 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return Text(s[:cut]) + fmt.Sprintf("…(%s in all)", Size(len(s)))
+}
+
+// Size words a byte count.
+func Size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// JSON escapes, in marshalled JSON, the runes encoding/json lets through
+// that a terminal may still act on: DEL, C1 controls (U+0080–U+009F, of which
+// U+009B is CSI and U+009D is OSC) and format runes such as bidirectional
+// overrides. They can only occur inside strings, so the result is the
+// same JSON value.
+func JSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if (r >= 0x7f && r <= 0x9f) || (r > 0x7f && unicode.Is(unicode.Cf, r)) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package model
+
+import "time"
+
+// Job is one job as a snapshot saw it.
+type Job struct {
+	ID    string // as read from the set; may be invalid, never used for a key then
+	Valid bool   // passes keyspace.ValidateJobID
+	// Score is, for a pending job, its order (enqueue time in ms); for an
+	// active job, its lease deadline in ms on the server clock.
+	Score    int64
+	Attempts int64 // the fencing token; meaningful when AttemptsOK
+	// AttemptsOK is false when the row is missing or its attempts field is
+	// not an integer; AttemptsRaw then says what was there.
+	AttemptsOK  bool
+	AttemptsRaw string
+}
+
+// Queue is one queue as a snapshot saw it.
+type Queue struct {
+	Name      string
+	Slot      uint16
+	Node      string // address of the primary that owns the slot
+	ReadFrom  string // address the snapshot was read from (a replica with --replicas)
+	Pending   int64
+	Active    int64
+	Scheduled int64
+	Expired   int64
+	// OldestPendingAgeMs is server now minus the lowest pending score, or -1
+	// when nothing is pending.
+	OldestPendingAgeMs int64
+	ServerTimeMs       int64 // the owning node's clock when this was read
+	Detail             bool  // PendingJobs, ActiveJobs and Hist were asked for
+	PendingJobs        []Job // the first pending, lowest score first
+	ActiveJobs         []Job // the first active, earliest deadline first
+	// Hist counts active leases per bucket of Snapshot.Edges: bucket 0 is
+	// deadlines at or before now+Edges[0], bucket i is (Edges[i-1], Edges[i]],
+	// the last bucket is after the last edge.
+	Hist []int64
+	Err  string // this queue failed (a key of the wrong type, say); its counts are 0
+	// Stale is set when the queue's node did not answer this poll and the
+	// figures are from an earlier one.
+	Stale bool
+}
+
+// Load is pending plus active, what the heatmap's brightness shows.
+func (q *Queue) Load() int64 { return q.Pending + q.Active }
+
+// NodeStatus is a node of the topology with what the poll learned of it.
+type NodeStatus struct {
+	Node
+	Server                   string // "valkey 8.1.0", "redis 7.0.15", when known
+	Queues                   int
+	Pending, Active, Expired int64
+	Latency                  time.Duration // of its last snapshot pipeline
+	Err                      string        // why the last poll of it failed
+	LastGood                 time.Time     // local time of its last good answer
+	Scripts, Commands, Trips int           // this poll's cost on the node
+}
+
+// Up reports whether the node answered the last poll.
+func (n *NodeStatus) Up() bool { return n.Err == "" && n.Health != "fail" }
+
+// ForeignKey is a key that looks like EchoMQ's but is not in its grammar.
+type ForeignKey struct {
+	Key    string // raw; sanitise before showing
+	Reason string
+}
+
+// PollStats is what one poll cost the cluster.
+type PollStats struct {
+	Duration   time.Duration
+	Scripts    int // snapshot scripts sent
+	Commands   int // every command sent, discovery and topology included
+	RoundTrips int // pipelines sent, over all nodes
+}
+
+// Snapshot is everything one poll saw.
+type Snapshot struct {
+	Target       string // what emqtop is connected to, no secrets
+	Cluster      bool
+	ServerTimeMs int64     // the newest server clock among the nodes
+	TakenAt      time.Time // local time the poll finished
+	Version      string    // {emq}:version, "" when unset
+	Nodes        []NodeStatus
+	Topology     *Topology
+	Queues       []Queue // sorted by name
+	Edges        []int64 // the timeline's bucket edges, ms relative to now
+	ForeignKeys  []ForeignKey
+	ForeignCount int // may exceed len(ForeignKeys), which is bounded
+	// DiscoveryComplete is true once every primary finished a SCAN pass.
+	DiscoveryComplete bool
+	Notes             []string // things the operator should know (replica reads refused, ...)
+	Poll              PollStats
+}
+
+// Totals sums the queues.
+func (s *Snapshot) Totals() (pending, active, expired int64) {
+	for i := range s.Queues {
+		pending += s.Queues[i].Pending
+		active += s.Queues[i].Active
+		expired += s.Queues[i].Expired
+	}
+	return
+}
+
+// NodesUp counts the primaries that answered, and the primaries.
+func (s *Snapshot) NodesUp() (up, total int) {
+	for i := range s.Nodes {
+		if s.Nodes[i].Role != RolePrimary {
+			continue
+		}
+		total++
+		if s.Nodes[i].Up() {
+			up++
+		}
+	}
+	return
+}
+
+// Queue finds a queue by name.
+func (s *Snapshot) Queue(name string) *Queue {
+	for i := range s.Queues {
+		if s.Queues[i].Name == name {
+			return &s.Queues[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package poller
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/valkey-io/valkey-go"
+)
+
+// maxForeign bounds the foreign keys remembered per node.
+const maxForeign = 1000
+
+// decodeBatch reads one snapshot script's reply. A reply that cannot be
+// read fails its queues with the reason; it never panics.
+func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
+	rows := make([]queueRow, len(b.queues))
+	fail := func(msg string) []queueRow {
+		for i, q := range b.queues {
+			rows[i] = queueRow{q: model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, OldestPendingAgeMs: -1}, failed: true}
+		}
+		return rows
+	}
+	arr, err := r.ToArray()
+	if err != nil || len(arr) != 1+len(b.queues) {
+		return fail("unreadable snapshot reply")
+	}
+	now, _ := arr[0].AsInt64()
+	for i, name := range b.queues {
+		q := model.Queue{Name: name, Slot: b.slot, Node: b.owner, ServerTimeMs: now, OldestPendingAgeMs: -1, Detail: b.detail[i]}
+		row, err := arr[1+i].ToArray()
+		if err != nil || len(row) == 0 {
+			q.Err = "unreadable snapshot row"
+			rows[i] = queueRow{q: q, failed: true}
+			continue
+		}
+		if e, _ := row[0].ToString(); e != "" || len(row) < 6 {
+			if e == "" {
+				e = "short snapshot row"
+			}
+			q.Err = e
+			rows[i] = queueRow{q: q, failed: true}
+			continue
+		}
+		q.Pending, _ = row[1].AsInt64()
+		q.Active, _ = row[2].AsInt64()
+		q.Scheduled, _ = row[3].AsInt64()
+		if s, err := row[4].ToString(); err == nil {
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				q.OldestPendingAgeMs = max(0, now-int64(f))
+			}
+		}
+		q.Expired, _ = row[5].AsInt64()
+		if q.Detail && len(row) >= 9 {
+			q.PendingJobs = decodePending(row[6])
+			q.ActiveJobs = decodeActive(row[7])
+			q.Hist, _ = row[8].AsIntSlice()
+		}
+		rows[i] = queueRow{q: q}
+	}
+	return rows
+}
+
+func decodePending(m valkey.ValkeyMessage) []model.Job {
+	f, _ := m.AsStrSlice()
+	out := make([]model.Job, 0, len(f)/2)
+	for i := 0; i+1 < len(f); i += 2 {
+		out = append(out, model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil, Score: score(f[i+1])})
+	}
+	return out
+}
+
+func decodeActive(m valkey.ValkeyMessage) []model.Job {
+	f, _ := m.AsStrSlice()
+	out := make([]model.Job, 0, len(f)/3)
+	for i := 0; i+2 < len(f); i += 3 {
+		j := model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil, Score: score(f[i+1])}
+		if a, err := strconv.ParseInt(f[i+2], 10, 64); err == nil && j.Valid {
+			j.Attempts, j.AttemptsOK = a, true
+		} else {
+			j.AttemptsRaw = f[i+2]
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func score(s string) int64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return int64(f)
+}
+
+// scanned takes one SCAN page: queue keys join the pass, keys that look
+// like EchoMQ's but break the grammar are kept as foreign keys. A pass ends
+// when the cursor comes back to 0.
+func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) {
+	e, err := r.AsScanEntry()
+	if err != nil {
+		return
+	}
+	for _, key := range e.Elements {
+		k, err := keyspace.Parse(key)
+		switch {
+		case err == nil && k.Type != keyspace.TypeJob && k.Type != keyspace.TypeMeta:
+			st.passSeen[k.Queue] = true
+		case err == nil:
+			addForeign(st.passForeign, key, "a "+k.Type+" key holding a sorted set")
+		case errors.Is(err, keyspace.ErrNotEchoMQ):
+		default:
+			addForeign(st.passForeign, key, err.Error())
+		}
+	}
+	res.scanned = e.Elements
+	st.cursor = strconv.FormatUint(e.Cursor, 10)
+	if e.Cursor == 0 {
+		st.known, st.passSeen = st.passSeen, map[string]bool{}
+		st.foreign, st.passForeign = st.passForeign, map[string]string{}
+		st.passes++
+	}
+}
+
+func addForeign(m map[string]string, key, reason string) {
+	if len(m) < maxForeign {
+		m[key] = reason
+	}
+}

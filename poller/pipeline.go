@@ -1,0 +1,426 @@
+package poller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/valkey-io/valkey-go"
+)
+
+// batch is one snapshot script: queues of one slot, read from one node.
+type batch struct {
+	slot   uint16
+	owner  string // the primary that owns the slot
+	queues []string
+	keys   []keyspace.QueueKeys // the queues' keys, built in plan
+	detail []bool
+	hist   bool // some queue of the batch wants the lease histogram
+	asking bool // send ASKING first (the slot is being imported there)
+}
+
+// nodePlan is everything one node is asked in one pipeline.
+type nodePlan struct {
+	addr    string
+	primary bool
+	scan    bool
+	version bool
+	batches []batch
+}
+
+// nodeResult is what a node answered.
+type nodeResult struct {
+	plan     nodePlan
+	err      error
+	latency  time.Duration
+	nowMs    int64
+	commands int
+	trips    int
+	rows     [][]queueRow // per batch, or nil with batchErr
+	batchErr []error
+	scanned  []string
+	version  *string
+}
+
+// queueRow is one queue's reading.
+type queueRow struct {
+	q      model.Queue
+	failed bool
+}
+
+// plan groups the queues by slot and node.
+func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]valkey.Client, detail map[string]bool) []nodePlan {
+	plans := map[string]*nodePlan{}
+	get := func(addr string, primary bool) *nodePlan {
+		np := plans[addr]
+		if np == nil {
+			np = &nodePlan{addr: addr, primary: primary}
+			plans[addr] = np
+		}
+		return np
+	}
+	for _, i := range topo.Primaries() {
+		np := get(topo.Nodes[i].Addr, true)
+		np.scan = len(p.opt.Pinned) == 0
+	}
+	if o := topo.OwnerOf(keyspace.Slot(keyspace.VersionKey)); o != nil {
+		get(o.Addr, true).version = true
+	}
+	bySlot := map[uint16][]string{}
+	var slots []uint16
+	for _, q := range queues {
+		s := keyspace.QueueSlot(q)
+		if _, ok := bySlot[s]; !ok {
+			slots = append(slots, s)
+		}
+		bySlot[s] = append(bySlot[s], q)
+	}
+	for _, s := range slots {
+		owner := topo.OwnerOf(s)
+		if owner == nil {
+			continue // assemble reports these as uncovered
+		}
+		addr := p.readNode(topo, owner, s, clients)
+		np := get(addr, addr == owner.Addr)
+		qs := bySlot[s]
+		for len(qs) > 0 {
+			n := min(len(qs), p.opt.QueuesPerScript)
+			b := batch{slot: s, owner: owner.Addr, queues: qs[:n]}
+			for _, q := range qs[:n] {
+				b.keys = append(b.keys, p.keys(q))
+				b.detail = append(b.detail, p.opt.DetailAll || detail[q])
+				b.hist = b.hist || detail[q]
+			}
+			np.batches = append(np.batches, b)
+			qs = qs[n:]
+		}
+	}
+	out := make([]nodePlan, 0, len(plans))
+	for _, np := range plans {
+		out = append(out, *np)
+	}
+	return out
+}
+
+// readNode picks where to read slot s from: a healthy replica of its owner
+// when --replicas is on, the replica is Valkey 8 or newer (Redis 7 replicas
+// serve incomplete data during a migration) and the slot is not migrating;
+// otherwise the owner.
+func (p *Poller) readNode(topo *model.Topology, owner *model.Node, s uint16, clients map[string]valkey.Client) string {
+	if !p.opt.Replicas || topo.Migrating(s) {
+		return owner.Addr
+	}
+	for _, i := range topo.ReplicasOf(owner.ID) {
+		r := topo.Nodes[i]
+		st := p.nodes[r.Addr]
+		if r.Health != "online" || st == nil || st.err != "" || !replicaSafe(st.server) {
+			continue
+		}
+		if _, ok := clients[r.Addr]; ok {
+			return r.Addr
+		}
+	}
+	return owner.Addr
+}
+
+// replicaSafe: Valkey 8+ replicas answer TRYAGAIN rather than serve a
+// migrating slot with keys missing.
+func replicaSafe(server string) bool {
+	v, ok := strings.CutPrefix(server, "valkey ")
+	if !ok {
+		return false
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 8
+}
+
+// run sends every plan's pipeline, the nodes in parallel, each bounded by
+// the per-node timeout.
+func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]valkey.Client) []nodeResult {
+	edges := p.Edges()
+	out := make([]nodeResult, len(plans))
+	var wg sync.WaitGroup
+	for i, np := range plans {
+		st := p.state(np.addr)
+		nc := clients[np.addr]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if nc == nil {
+				out[i] = nodeResult{plan: np, err: fmt.Errorf("no connection to %s", np.addr)}
+				return
+			}
+			nctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
+			defer cancel()
+			out[i] = p.runNode(nctx, nc, np, st, edges)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// runNode sends one pipeline: TIME, INFO (once), SCRIPT LOAD (when not
+// loaded), GET of the version fence (on its owner), a SCAN page, and one
+// EVALSHA_RO per batch. A server that refuses TIME in read-only scripts
+// (the embedded one) is given the time as an argument from then on.
+func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64) nodeResult {
+	res := nodeResult{plan: np}
+	start := time.Now()
+	var cmds []valkey.Completed
+	add := func(c valkey.Completed) int { cmds = append(cmds, c); return len(cmds) - 1 }
+	iTime := add(nc.B().Time().Build())
+	iInfo, iLoad, iVer, iScan := -1, -1, -1, -1
+	if st.server == "" {
+		iInfo = add(nc.B().Info().Section("server").Build())
+	}
+	if !st.loaded && len(np.batches) > 0 {
+		iLoad = add(nc.B().ScriptLoad().Script(snapshotLua).Build())
+	}
+	if np.version {
+		iVer = add(nc.B().Get().Key(keyspace.VersionKey).Build())
+	}
+	if np.scan {
+		cur, _ := strconv.ParseUint(st.cursor, 10, 64)
+		iScan = add(nc.B().Scan().Cursor(cur).Match(keyspace.ScanPattern).Count(int64(p.opt.ScanCount)).Type("zset").Build())
+	}
+	nowHint := ""
+	if st.argTime {
+		nowHint = strconv.FormatInt(time.Now().Add(st.offset).UnixMilli(), 10)
+	}
+	var firstOf []int
+	for _, b := range np.batches {
+		if b.asking {
+			add(nc.B().Asking().Build())
+		}
+		firstOf = append(firstOf, add(p.script(nc, b, edges, nowHint)))
+	}
+	replies := nc.DoMulti(ctx, cmds...)
+	res.latency, res.commands, res.trips = time.Since(start), len(cmds), 1
+	if err := replies[iTime].Error(); err != nil {
+		res.err = err
+		return res
+	}
+	tm, _ := replies[iTime].AsStrSlice()
+	if len(tm) == 2 {
+		sec, _ := strconv.ParseInt(tm[0], 10, 64)
+		usec, _ := strconv.ParseInt(tm[1], 10, 64)
+		res.nowMs = sec*1000 + usec/1000
+		st.offset = time.UnixMicro(sec*1e6 + usec).Sub(start.Add(res.latency / 2))
+	}
+	if iInfo >= 0 {
+		if s, err := replies[iInfo].ToString(); err == nil {
+			st.server = serverName(s)
+		}
+	}
+	if iLoad >= 0 && replies[iLoad].Error() == nil {
+		st.loaded = true
+	}
+	if iVer >= 0 {
+		v, err := replies[iVer].ToString()
+		if err == nil || valkey.IsValkeyNil(err) {
+			res.version = &v
+		}
+	}
+	if iScan >= 0 {
+		p.scanned(st, replies[iScan], &res)
+	}
+	res.rows = make([][]queueRow, len(np.batches))
+	res.batchErr = make([]error, len(np.batches))
+	var retry []int
+	for bi, b := range np.batches {
+		r := replies[firstOf[bi]]
+		if err := r.Error(); err != nil {
+			if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() {
+				st.loaded = false
+				retry = append(retry, bi)
+				continue
+			}
+			if refusesTime(err) && !st.argTime {
+				st.argTime = true
+				retry = append(retry, bi)
+				continue
+			}
+			res.batchErr[bi] = err
+			continue
+		}
+		res.rows[bi] = decodeBatch(r, b)
+	}
+	if len(retry) > 0 && ctx.Err() == nil {
+		p.retryBatches(ctx, nc, np, st, edges, retry, &res)
+	}
+	return res
+}
+
+// retryBatches re-sends scripts that failed for NOSCRIPT (the server
+// restarted and lost its scripts) or for TIME, one more round trip.
+func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64, retry []int, res *nodeResult) {
+	cmds := []valkey.Completed{nc.B().ScriptLoad().Script(snapshotLua).Build()}
+	nowHint := ""
+	if st.argTime {
+		nowHint = strconv.FormatInt(time.Now().Add(st.offset).UnixMilli(), 10)
+	}
+	at := make([]int, len(retry))
+	for i, bi := range retry {
+		if np.batches[bi].asking {
+			cmds = append(cmds, nc.B().Asking().Build())
+		}
+		at[i] = len(cmds)
+		cmds = append(cmds, p.script(nc, np.batches[bi], edges, nowHint))
+	}
+	replies := nc.DoMulti(ctx, cmds...)
+	res.commands += len(cmds)
+	res.trips++
+	if replies[0].Error() == nil {
+		st.loaded = true
+	}
+	for i, bi := range retry {
+		if err := replies[at[i]].Error(); err != nil {
+			res.batchErr[bi] = err
+			continue
+		}
+		res.rows[bi] = decodeBatch(replies[at[i]], np.batches[bi])
+	}
+}
+
+func refusesTime(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "not allowed") && (strings.Contains(s, "read-only") || strings.Contains(s, "readonly"))
+}
+
+// script builds one batch's EVALSHA_RO.
+func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string) valkey.Completed {
+	anyDetail := false
+	for _, d := range b.detail {
+		anyDetail = anyDetail || d
+	}
+	if !b.hist {
+		// no histogram wanted (counts only, or --once's job lists): no
+		// edges, so the call stays small and no ZCOUNT per edge is run
+		edges = nil
+	}
+	keys := make([]string, 0, 3*len(b.queues))
+	args := make([]string, 0, 4+len(edges)+2*len(b.queues))
+	args = append(args, nowHint, strconv.Itoa(p.opt.PendingK), strconv.Itoa(p.opt.ActiveM), strconv.Itoa(len(edges)))
+	for _, e := range edges {
+		args = append(args, strconv.FormatInt(e, 10))
+	}
+	for i, k := range b.keys {
+		keys = append(keys, k.Pending, k.Active, k.Schedule)
+		if anyDetail {
+			d := "0"
+			if b.detail[i] {
+				d = "1"
+			}
+			args = append(args, k.JobPrefix, d)
+		}
+	}
+	return nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+}
+
+// keys are a queue's keys, built once per name (plan calls it, in the
+// poll's own goroutine). Discovery and --queues admit valid names only, so
+// KeysOf cannot refuse here.
+func (p *Poller) keys(q string) keyspace.QueueKeys {
+	k, ok := p.keyCache[q]
+	if !ok {
+		k, _ = keyspace.KeysOf(q)
+		if len(p.keyCache) > 1<<20 {
+			clear(p.keyCache)
+		}
+		p.keyCache[q] = k
+	}
+	return k
+}
+
+// serverName reads "valkey 8.1.0" or "redis 7.0.15" from INFO server.
+func serverName(info string) string {
+	var redis, valkeyV, name string
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "valkey_version:"); ok {
+			valkeyV = v
+		} else if v, ok := strings.CutPrefix(line, "redis_version:"); ok {
+			redis = v
+		} else if v, ok := strings.CutPrefix(line, "server_name:"); ok {
+			name = v
+		}
+	}
+	switch {
+	case valkeyV != "":
+		return "valkey " + valkeyV
+	case name == "valkey":
+		return "valkey " + redis
+	case redis != "":
+		return "redis " + redis
+	}
+	return "unknown"
+}
+
+// redirected lists the batches that met MOVED or ASK.
+func (p *Poller) redirected(results []nodeResult) []redirect {
+	var out []redirect
+	for ri := range results {
+		r := &results[ri]
+		for bi, err := range r.batchErr {
+			ve, ok := valkey.IsValkeyErr(err)
+			if !ok {
+				continue
+			}
+			if addr, ok := ve.IsAsk(); ok {
+				out = append(out, redirect{b: r.plan.batches[bi], ask: addr})
+			} else if _, ok := ve.IsMoved(); ok {
+				out = append(out, redirect{b: r.plan.batches[bi]})
+			} else {
+				continue
+			}
+			r.batchErr[bi] = errRedirected
+		}
+	}
+	if len(out) > 0 {
+		p.kickTopology()
+	}
+	return out
+}
+
+var errRedirected = errors.New("redirected")
+
+type redirect struct {
+	b   batch
+	ask string // ASK target; "" for MOVED
+}
+
+// replan routes redirected batches: ASK to the importing node with ASKING
+// first, MOVED to the slot's owner in the fresh topology.
+func (p *Poller) replan(topo *model.Topology, clients map[string]valkey.Client, redo []redirect) []nodePlan {
+	plans := map[string]*nodePlan{}
+	for _, r := range redo {
+		b := r.b
+		addr := r.ask
+		b.asking = addr != ""
+		if addr == "" {
+			o := topo.OwnerOf(b.slot)
+			if o == nil {
+				continue
+			}
+			addr, b.owner = o.Addr, o.Addr
+		}
+		np := plans[addr]
+		if np == nil {
+			np = &nodePlan{addr: addr}
+			plans[addr] = np
+		}
+		np.batches = append(np.batches, b)
+	}
+	out := make([]nodePlan, 0, len(plans))
+	for _, np := range plans {
+		out = append(out, *np)
+	}
+	return out
+}

@@ -1,0 +1,323 @@
+package poller
+
+import (
+	"context"
+	"crypto/sha1"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/valkey-io/valkey-go"
+)
+
+//go:embed snapshot.lua
+var snapshotBody string
+
+// snapshotLua is the read-only snapshot script with the job id gate.
+var snapshotLua = keyspace.LuaJobIDGate + snapshotBody
+
+var snapshotSHA = func() string {
+	h := sha1.Sum([]byte(snapshotLua))
+	return hex.EncodeToString(h[:])
+}()
+
+// Options tune a poller. Zero values take the defaults in brackets.
+type Options struct {
+	Target          string        // what to call the connection in the snapshot
+	Timeout         time.Duration // per node, per poll [2s]
+	PendingK        int           // pending jobs read per detailed queue [20]
+	ActiveM         int           // active jobs read per detailed queue [50]
+	Window          time.Duration // the lease timeline spans now±Window [60s]
+	Buckets         int           // timeline buckets on each side of now [30]
+	QueuesPerScript int           // queues in one snapshot script at most [64]
+	ScanCount       int           // SCAN COUNT per node per poll [1000]
+	Pinned          []string      // poll these queues only; no discovery
+	Replicas        bool          // read from replicas where it is safe
+	TopologyEvery   time.Duration // refresh the topology this often [5s]
+	// DetailAll asks every queue for its job lists (--once); the lease
+	// histogram is read only for the queues named by SetDetail.
+	DetailAll bool
+}
+
+func (o *Options) defaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	if o.PendingK <= 0 {
+		o.PendingK = 20
+	}
+	if o.ActiveM <= 0 {
+		o.ActiveM = 50
+	}
+	if o.Window <= 0 {
+		o.Window = 60 * time.Second
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = 30
+	}
+	if o.QueuesPerScript <= 0 {
+		o.QueuesPerScript = 64
+	}
+	if o.ScanCount <= 0 {
+		o.ScanCount = 1000
+	}
+	if o.TopologyEvery <= 0 {
+		o.TopologyEvery = 5 * time.Second
+	}
+}
+
+// nodeState is what the poller remembers of one node between polls.
+type nodeState struct {
+	loaded   bool          // the snapshot script is loaded
+	argTime  bool          // the server refuses TIME in read-only scripts (the embedded server)
+	offset   time.Duration // server clock minus local clock
+	server   string        // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
+	cursor   string        // SCAN cursor of the current pass
+	passSeen map[string]bool
+	known    map[string]bool // queues found by the last complete pass
+	// foreign keys (key → reason) of the current and the last complete pass
+	passForeign, foreign map[string]string
+	passes               int
+	lastGood             time.Time
+	latency              time.Duration
+	err                  string
+}
+
+// Poller takes snapshots. Poll is not safe for concurrent use: a poll is
+// started only when the previous one returned.
+type Poller struct {
+	c   valkey.Client
+	opt Options
+
+	mu       sync.Mutex
+	topo     *model.Topology
+	topoAt   time.Time
+	topoErr  error
+	detail   map[string]bool
+	window   time.Duration
+	kick     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+
+	keyCache map[string]keyspace.QueueKeys
+
+	nodes   map[string]*nodeState
+	last    map[string]model.Queue // the last good reading of each queue
+	version string
+}
+
+// New makes a poller on c. Call Close when done.
+func New(c valkey.Client, opt Options) *Poller {
+	opt.defaults()
+	return &Poller{c: c, opt: opt, detail: map[string]bool{}, window: opt.Window,
+		kick: make(chan struct{}, 1), stop: make(chan struct{}),
+		nodes: map[string]*nodeState{}, keyCache: map[string]keyspace.QueueKeys{}, last: map[string]model.Queue{}}
+}
+
+// Close stops the topology refresher; the client is the caller's.
+func (p *Poller) Close() {
+	p.stopOnce.Do(func() { close(p.stop) })
+	p.wg.Wait()
+}
+
+// SetDetail names the queues whose job lists and histogram are read.
+func (p *Poller) SetDetail(queues ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.detail = map[string]bool{}
+	for _, q := range queues {
+		p.detail[q] = true
+	}
+}
+
+// SetWindow sets the span of the lease timeline, now±w.
+func (p *Poller) SetWindow(w time.Duration) {
+	if w <= 0 {
+		return
+	}
+	p.mu.Lock()
+	p.window = w
+	p.mu.Unlock()
+}
+
+// Edges are the bucket edges of the timeline, ms relative to now.
+func (p *Poller) Edges() []int64 {
+	p.mu.Lock()
+	w := p.window
+	p.mu.Unlock()
+	b := p.opt.Buckets
+	out := make([]int64, 0, 2*b+1)
+	for i := -b; i <= b; i++ {
+		out = append(out, int64(i)*w.Milliseconds()/int64(b))
+	}
+	return out
+}
+
+// refreshTopology reads the topology now.
+func (p *Poller) refreshTopology(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
+	defer cancel()
+	t, err := ReadTopology(ctx, p.c)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.topoErr = err
+	if err == nil {
+		p.topo, p.topoAt = t, time.Now()
+	}
+}
+
+// kickTopology asks the refresher for a new topology at once.
+func (p *Poller) kickTopology() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Poller) refresher() {
+	defer p.wg.Done()
+	t := time.NewTicker(p.opt.TopologyEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		case <-p.kick:
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-p.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		p.refreshTopology(ctx)
+		cancel()
+	}
+}
+
+// ErrUnreachable is returned when no node could be reached at all.
+var ErrUnreachable = errors.New("no node could be reached")
+
+// Poll takes one snapshot: one pipeline per node, the nodes in parallel.
+func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
+	start := time.Now()
+	p.mu.Lock()
+	first := p.topo == nil
+	p.mu.Unlock()
+	if first {
+		p.refreshTopology(ctx)
+		p.mu.Lock()
+		err := p.topoErr
+		p.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		p.wg.Add(1)
+		go p.refresher()
+	}
+	p.mu.Lock()
+	topo := p.topo
+	detail := p.detail
+	p.mu.Unlock()
+
+	clients := p.c.Nodes()
+	queues := p.queues(topo)
+	plans := p.plan(topo, queues, clients, detail)
+	results := p.run(ctx, plans, clients)
+	if redo := p.redirected(results); len(redo) > 0 {
+		// the slots moved under us: read the topology again and ask the
+		// new owners (or the ASK targets) in one more round trip
+		p.refreshTopology(ctx)
+		p.mu.Lock()
+		topo = p.topo
+		p.mu.Unlock()
+		clients = p.c.Nodes()
+		results = append(results, p.run(ctx, p.replan(topo, clients, redo), clients)...)
+	}
+	snap := p.assemble(topo, queues, results)
+	snap.Poll.Duration = time.Since(start)
+	snap.TakenAt = time.Now()
+	return snap, nil
+}
+
+// DiscoverAll runs discovery until every primary finished a full SCAN pass
+// (for --once), bounded by ctx.
+func (p *Poller) DiscoverAll(ctx context.Context) error {
+	for {
+		snap, err := p.Poll(ctx)
+		if err != nil {
+			return err
+		}
+		if snap.DiscoveryComplete || len(p.opt.Pinned) > 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		up, total := snap.NodesUp()
+		if up < total && p.passComplete(snap, true) {
+			return nil // the nodes that answered are done; the rest are down
+		}
+	}
+}
+
+// passComplete reports whether every answering primary has finished a pass.
+func (p *Poller) passComplete(snap *model.Snapshot, answeringOnly bool) bool {
+	for _, n := range snap.Nodes {
+		if n.Role != model.RolePrimary {
+			continue
+		}
+		if answeringOnly && !n.Up() {
+			continue
+		}
+		if st := p.nodes[n.Addr]; st == nil || st.passes == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Poller) state(addr string) *nodeState {
+	st := p.nodes[addr]
+	if st == nil {
+		st = &nodeState{passSeen: map[string]bool{}, passForeign: map[string]string{}}
+		p.nodes[addr] = st
+	}
+	return st
+}
+
+// queues is the set to poll: pinned, or what discovery found.
+func (p *Poller) queues(topo *model.Topology) []string {
+	if len(p.opt.Pinned) > 0 {
+		return p.opt.Pinned
+	}
+	set := map[string]bool{}
+	for _, i := range topo.Primaries() {
+		st := p.nodes[topo.Nodes[i].Addr]
+		if st == nil {
+			continue
+		}
+		for q := range st.known {
+			set[q] = true
+		}
+		for q := range st.passSeen {
+			set[q] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for q := range set {
+		out = append(out, q)
+	}
+	sort.Strings(out)
+	return out
+}

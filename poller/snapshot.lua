@@ -1,0 +1,70 @@
+-- The read-only snapshot of the queues of one slot.
+-- KEYS: for each queue, pending, active, schedule (all in one slot).
+-- ARGV: now_ms ('' = read TIME), K, M, n, n bucket edges (ms relative to
+-- now), then, only when some queue of the batch wants detail, for each
+-- queue its job prefix and '1' for detail or '0'. A call with counts only
+-- carries four arguments: the call's own cost dominates, so it is kept small.
+-- Returns {now, row...}: a row is {err} for a failed queue, else
+-- {'', pending, active, scheduled, oldest_score|false, expired
+--  [, {id, score...}, {id, deadline, attempts...}, {bucket counts...}]}.
+-- Each figure is O(log N + K) per queue; no set is walked.
+local now
+if ARGV[1] ~= '' then
+  now = tonumber(ARGV[1])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local K, M, ne = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local edges = {}
+for i = 1, ne do edges[i] = now + tonumber(ARGV[4 + i]) end
+local base = 4 + ne
+
+local function card(key)
+  local r = redis.pcall('ZCARD', key)
+  if type(r) == 'table' and r.err then return nil end
+  return r
+end
+
+local out = {now}
+for q = 0, #KEYS / 3 - 1 do
+  local pk, ak, sk = KEYS[3 * q + 1], KEYS[3 * q + 2], KEYS[3 * q + 3]
+  local prefix, detail = ARGV[base + 2 * q + 1], ARGV[base + 2 * q + 2] == '1'
+  -- (both nil in a counts-only call: detail is then false)
+  local p, a, s = card(pk), card(ak), card(sk)
+  if not p then
+    out[#out + 1] = {'WRONGTYPE ' .. pk .. ' is not a sorted set'}
+  elseif not a then
+    out[#out + 1] = {'WRONGTYPE ' .. ak .. ' is not a sorted set'}
+  elseif not s then
+    out[#out + 1] = {'WRONGTYPE ' .. sk .. ' is not a sorted set'}
+  else
+    local first = redis.call('ZRANGE', pk, 0, 0, 'WITHSCORES')
+    local row = {'', p, a, s, first[2] or false, redis.call('ZCOUNT', ak, '-inf', now)}
+    if detail then
+      row[7] = redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES')
+      local act = redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES')
+      local rows = {}
+      for i = 1, #act, 2 do
+        local id, att = act[i], '!invalid-id'
+        if valid_id(id) then
+          local r = redis.pcall('HGET', prefix .. id, 'attempts')
+          if type(r) == 'table' and r.err then att = '!wrongtype' else att = r or '!missing' end
+        end
+        rows[#rows + 1] = id
+        rows[#rows + 1] = act[i + 1]
+        rows[#rows + 1] = att
+      end
+      row[8] = rows
+      local hist, lo = {}, '-inf'
+      for i = 1, ne do
+        hist[i] = redis.call('ZCOUNT', ak, lo, edges[i])
+        lo = '(' .. edges[i]
+      end
+      hist[ne + 1] = redis.call('ZCOUNT', ak, lo, '+inf')
+      row[9] = hist
+    end
+    out[#out + 1] = row
+  end
+end
+return out
