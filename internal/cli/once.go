@@ -26,21 +26,21 @@ type jsonSnapshot struct {
 }
 
 type jsonNode struct {
-	Addr      string     `json:"addr"`
-	ID        string     `json:"id"`
-	Role      string     `json:"role"`
-	Primary   string     `json:"primary_id,omitempty"`
-	Health    string     `json:"health"`
-	Server    string     `json:"server,omitempty"`
-	Slots     [][2]int   `json:"slots"`
-	Queues    int        `json:"queues"`
-	Pending   int64      `json:"pending"`
-	Active    int64      `json:"active"`
-	Expired   int64      `json:"expired"`
-	LatencyMs float64    `json:"latency_ms"`
-	Error     string     `json:"error"`
-	Migrating []uint16   `json:"migrating,omitempty"`
-	Cost      *jsonCost  `json:"cost,omitempty"`
+	Addr      string    `json:"addr"`
+	ID        string    `json:"id"`
+	Role      string    `json:"role"`
+	Primary   string    `json:"primary_id,omitempty"`
+	Health    string    `json:"health"`
+	Server    string    `json:"server,omitempty"`
+	Slots     [][2]int  `json:"slots"`
+	Queues    int       `json:"queues"`
+	Pending   int64     `json:"pending"`
+	Active    int64     `json:"active"`
+	Expired   int64     `json:"expired"`
+	LatencyMs float64   `json:"latency_ms"`
+	Error     string    `json:"error"`
+	Migrating []uint16  `json:"migrating,omitempty"`
+	Cost      *jsonCost `json:"cost,omitempty"`
 }
 
 type jsonCost struct {
