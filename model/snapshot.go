@@ -127,3 +127,13 @@ func (s *Snapshot) Queue(name string) *Queue {
 	}
 	return nil
 }
+
+// JobDetail is one job row, read for the detail view.
+type JobDetail struct {
+	Queue, ID, Key string
+	Exists         bool   // the row exists
+	State          string // the row's state field, raw
+	Attempts       string // raw: may not be an integer
+	PayloadLen     int    // the whole payload's size in bytes
+	Payload        string // at most a preview of it
+}

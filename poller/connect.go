@@ -27,6 +27,8 @@ type Config struct {
 	TLSInsecure bool          // do not verify the server's certificate
 	Timeout     time.Duration // per node, per call
 	Replicas    bool          // read snapshots from replicas where that is safe
+	ReadOnly    bool          // refuse every write command before it is sent
+	Standalone  bool          // skip cluster detection (the embedded demo server)
 }
 
 // ClientOption turns the configuration into valkey-go's options. The client
@@ -92,6 +94,7 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.DisableCache = true
+	opt.ForceSingleClient = c.Standalone
 	opt.ClientName = "emqtop"
 	if c.Replicas {
 		opt.SendToReplicas = func(cmd valkey.Completed) bool { return cmd.IsReadOnly() }
@@ -108,6 +111,9 @@ func Connect(c Config) (valkey.Client, error) {
 	cl, err := valkey.NewClient(opt)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %v", c.Target(), redactErr(err, c.Password))
+	}
+	if c.ReadOnly {
+		return ReadOnly(cl), nil
 	}
 	return cl, nil
 }

@@ -53,8 +53,8 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 		}
 		q.Expired, _ = row[5].AsInt64()
 		if q.Detail && len(row) >= 9 {
-			q.PendingJobs = decodePending(row[6])
-			q.ActiveJobs = decodeActive(row[7])
+			q.PendingJobs = decodeJobs(row[6])
+			q.ActiveJobs = decodeJobs(row[7])
 			q.Hist, _ = row[8].AsIntSlice()
 		}
 		rows[i] = queueRow{q: q}
@@ -62,16 +62,8 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 	return rows
 }
 
-func decodePending(m valkey.ValkeyMessage) []model.Job {
-	f, _ := m.AsStrSlice()
-	out := make([]model.Job, 0, len(f)/2)
-	for i := 0; i+1 < len(f); i += 2 {
-		out = append(out, model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil, Score: score(f[i+1])})
-	}
-	return out
-}
-
-func decodeActive(m valkey.ValkeyMessage) []model.Job {
+// decodeJobs reads {id, score, attempts...}.
+func decodeJobs(m valkey.ValkeyMessage) []model.Job {
 	f, _ := m.AsStrSlice()
 	out := make([]model.Job, 0, len(f)/3)
 	for i := 0; i+2 < len(f); i += 3 {

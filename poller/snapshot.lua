@@ -6,7 +6,7 @@
 -- carries four arguments: the call's own cost dominates, so it is kept small.
 -- Returns {now, row...}: a row is {err} for a failed queue, else
 -- {'', pending, active, scheduled, oldest_score|false, expired
---  [, {id, score...}, {id, deadline, attempts...}, {bucket counts...}]}.
+--  [, {id, score, attempts...}, {id, deadline, attempts...}, {bucket counts...}]}.
 -- Each figure is O(log N + K) per queue; no set is walked.
 local now
 if ARGV[1] ~= '' then
@@ -26,6 +26,24 @@ local function card(key)
   return r
 end
 
+-- with_attempts turns {id, score, ...} into {id, score, attempts, ...};
+-- attempts is '!invalid-id', '!missing' or '!wrongtype' when unreadable.
+-- An id that fails the gate never builds a key.
+local function with_attempts(flat, prefix)
+  local rows = {}
+  for i = 1, #flat, 2 do
+    local id, att = flat[i], '!invalid-id'
+    if valid_id(id) then
+      local r = redis.pcall('HGET', prefix .. id, 'attempts')
+      if type(r) == 'table' and r.err then att = '!wrongtype' else att = r or '!missing' end
+    end
+    rows[#rows + 1] = id
+    rows[#rows + 1] = flat[i + 1]
+    rows[#rows + 1] = att
+  end
+  return rows
+end
+
 local out = {now}
 for q = 0, #KEYS / 3 - 1 do
   local pk, ak, sk = KEYS[3 * q + 1], KEYS[3 * q + 2], KEYS[3 * q + 3]
@@ -42,20 +60,8 @@ for q = 0, #KEYS / 3 - 1 do
     local first = redis.call('ZRANGE', pk, 0, 0, 'WITHSCORES')
     local row = {'', p, a, s, first[2] or false, redis.call('ZCOUNT', ak, '-inf', now)}
     if detail then
-      row[7] = redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES')
-      local act = redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES')
-      local rows = {}
-      for i = 1, #act, 2 do
-        local id, att = act[i], '!invalid-id'
-        if valid_id(id) then
-          local r = redis.pcall('HGET', prefix .. id, 'attempts')
-          if type(r) == 'table' and r.err then att = '!wrongtype' else att = r or '!missing' end
-        end
-        rows[#rows + 1] = id
-        rows[#rows + 1] = act[i + 1]
-        rows[#rows + 1] = att
-      end
-      row[8] = rows
+      row[7] = with_attempts(redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES'), prefix)
+      row[8] = with_attempts(redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES'), prefix)
       local hist, lo = {}, '-inf'
       for i = 1, ne do
         hist[i] = redis.call('ZCOUNT', ak, lo, edges[i])

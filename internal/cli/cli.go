@@ -5,6 +5,8 @@ package cli
 import (
 	"fmt"
 	"io"
+
+	"github.com/echomq/emqtop/ui"
 )
 
 // Exit statuses.
@@ -21,7 +23,9 @@ const usage = `emqtop: a terminal dashboard for EchoMQ queues in Valkey.
 usage:
   emqtop [flags]              the dashboard (emqtop --help for the flags)
   emqtop --once [--json]      one snapshot, printed
+  emqtop demo [--embedded]    the dashboard on a demo cluster it starts
   emqtop slot QUEUE...        where a queue's keys land
+  emqtop keys                 the key table, as Markdown
 `
 
 // Main runs emqtop with args (without the program name) and returns the
@@ -31,6 +35,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "slot":
 			return runSlot(args[1:], stdout, stderr)
+		case "demo":
+			return runDemo(args[1:], stdout, stderr)
+		case "keys":
+			fmt.Fprint(stdout, ui.KeyTable(ui.DefaultKeyMap()))
+			return exitOK
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitOK

@@ -106,6 +106,8 @@ func runRoot(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emqtop:", err)
 		return bad
 	}
+	// --once never writes, and --read-only is enforced in the client itself
+	cfg.ReadOnly = r.readOnly || r.once
 	opt, err := r.pollerOptions(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "emqtop:", err)

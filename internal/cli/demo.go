@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/poller"
+	"github.com/echomq/emqtop/ui"
+)
+
+// runDemo starts servers of its own, runs the workload on them and opens
+// the dashboard; on exit it stops everything it started.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	embedded := fs.Bool("embedded", false, "use the in-process server even when valkey-server or redis-server is on PATH")
+	noTUI := fs.Bool("no-tui", false, "run the servers and the workload only, and print how to attach")
+	replicas := fs.Int("replicas-per-primary", 0, "replicas of each of the 3 primaries")
+	seed := fs.Uint64("seed", 1, "workload seed")
+	var r rootFlags
+	r.theme, r.interval, r.window = "dark", time.Second, time.Minute
+	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light or mono")
+	fs.BoolVar(&r.noColor, "no-color", false, "no colour")
+	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action")
+	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	fmt.Fprintln(stderr, "emqtop demo: starting servers…")
+	env, err := demo.Start(demo.EnvOptions{Embedded: *embedded, Replicas: *replicas})
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop demo:", err)
+		return exitError
+	}
+	defer env.Close()
+	if err := demo.SeedOddities(ctx, env.Client); err != nil {
+		fmt.Fprintln(stderr, "emqtop demo: seed:", err)
+		return exitError
+	}
+	w := demo.New(env.Client, demo.DemoConfig(*seed))
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { w.Run(wctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	if *noTUI {
+		fmt.Fprintf(stdout, "demo running on %v (%s)\nattach with:  emqtop --addr %s\nstop with ctrl+c\n",
+			env.Addrs, map[bool]string{true: "embedded server", false: "local cluster"}[env.Embedded], env.Addrs[0])
+		<-ctx.Done()
+		return exitOK
+	}
+	th, err := newTheme(stdout, r.theme, r.noColor)
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop demo:", err)
+		return exitUsage
+	}
+	cfg := poller.Config{Addrs: env.Addrs, Timeout: 2 * time.Second, Standalone: env.Embedded, ReadOnly: r.readOnly}
+	c, err := poller.Connect(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop demo:", safe.Text(err.Error()))
+		return exitError
+	}
+	defer c.Close()
+	p := poller.New(c, poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.window})
+	defer p.Close()
+	var acts ui.Actions
+	if !r.readOnly {
+		a, err := newActions(c, cfg, r.auditLog)
+		if err != nil {
+			fmt.Fprintln(stderr, "emqtop demo:", err)
+			return exitError
+		}
+		defer a.Close()
+		acts = a
+	}
+	m := ui.New(source{p, c}, th, ui.Options{Target: env.Target(), Interval: r.interval, Window: r.window,
+		ReadOnly: r.readOnly, Actions: acts})
+	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
+	go func() { <-ctx.Done(); prog.Quit() }()
+	if _, err := prog.Run(); err != nil {
+		fmt.Fprintln(stderr, "emqtop demo:", err)
+		return exitError
+	}
+	return exitOK
+}

@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit cuts s to w cells (an ellipsis marks the cut) and pads it to w.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// fitLeft right-aligns s in w cells.
+func fitLeft(s string, w int) string {
+	if n := ansi.StringWidth(s); n < w {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return fit(s, w)
+}
+
+// box draws a rounded box of w×h cells with title set into the top border;
+// lines are cut or padded to the inside.
+func box(st lipgloss.Style, title string, lines []string, w, h int) string {
+	if w < 4 || h < 2 {
+		return ""
+	}
+	in := w - 2
+	bc := st.GetBorderTopForeground()
+	border := st.GetBorderStyle()
+	edge := st.UnsetBorderStyle().UnsetPadding().UnsetBorderForeground().Foreground(bc)
+	top := border.Top
+	t := ""
+	if title != "" {
+		t = " " + ansi.Truncate(title, max(0, in-4), "…") + " "
+	}
+	fill := in - 1 - ansi.StringWidth(t)
+	var b strings.Builder
+	b.WriteString(edge.Render(border.TopLeft + top))
+	b.WriteString(t)
+	b.WriteString(edge.Render(strings.Repeat(top, max(0, fill)) + border.TopRight))
+	side := edge.Render(border.Left)
+	rside := edge.Render(border.Right)
+	for i := 0; i < h-2; i++ {
+		b.WriteByte('\n')
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		b.WriteString(side + fit(l, in) + rside)
+	}
+	b.WriteByte('\n')
+	b.WriteString(edge.Render(border.BottomLeft + strings.Repeat(border.Bottom, in) + border.BottomRight))
+	return b.String()
+}
+
+// human words a count: 950, 9.8k, 12k, 3.1M.
+func human(n int64) string {
+	switch a := abs(n); {
+	case a < 1000:
+		return fmt.Sprint(n)
+	case a < 10_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	case a < 1_000_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case a < 10_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%dM", n/1_000_000)
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// ago words a duration compactly: 42s, 9m58s, 3h2m, 4d.
+func ago(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// shortAddr drops a host all nodes share: "127.0.0.1:7000" → ":7000".
+func shortAddr(addr, common string) string {
+	if common != "" && strings.HasPrefix(addr, common+":") {
+		return addr[len(common):]
+	}
+	return addr
+}
+
+// shortID shows the start of a job id, enough to tell jobs apart.
+func shortID(id string, w int) string {
+	if len(id) <= w {
+		return id
+	}
+	return id[:max(1, w-1)] + "…"
+}
