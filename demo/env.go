@@ -89,7 +89,7 @@ func (e *Env) Close() {
 // die holding their jobs (stuck jobs within a minute) and some are slow
 // (their late acks meet the fence), no reaper.
 func DemoConfig(seed uint64) Config {
-	return Config{Seed: seed, Synthetic: 200 - len(Named), Rate: 150, Workers: 12,
+	return Config{Seed: seed, Synthetic: 200 - len(Named), Rate: 60, Workers: 12,
 		DieShare: 0.04, SlowShare: 0.03, Lease: 8 * time.Second, WorkMax: 60 * time.Millisecond, Hostile: 0.002}
 }
 

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,32 +17,40 @@ type Fold struct {
 	Snap        *Snapshot
 	SlotLoad    [keyspace.SlotCount]int64
 	SlotExpired [keyspace.SlotCount]int64
-	SlotQueues  map[uint16][]int // indexes into Snap.Queues
-	byName      map[string]int
+	// the queues of slot s are Snap.Queues[slotIdx[slotStart[s]:slotStart[s+1]]]
+	slotStart   [keyspace.SlotCount + 1]int32
+	slotIdx     []int32
 	MaxSlotLoad int64
+	byName      bool // Snap.Queues is sorted by name (the poller's order)
 }
 
-// NewFold derives the fold of s.
+// NewFold derives the fold of s in O(queues + slots), with no map.
 func NewFold(s *Snapshot) *Fold {
-	f := &Fold{Snap: s, SlotQueues: make(map[uint16][]int, len(s.Queues)), byName: make(map[string]int, len(s.Queues))}
+	f := &Fold{Snap: s, slotIdx: make([]int32, len(s.Queues)), byName: true}
 	for i := range s.Queues {
+		if i > 0 && s.Queues[i-1].Name >= s.Queues[i].Name {
+			f.byName = false
+		}
 		q := &s.Queues[i]
 		f.SlotLoad[q.Slot] += q.Load()
 		f.SlotExpired[q.Slot] += q.Expired
-		f.SlotQueues[q.Slot] = append(f.SlotQueues[q.Slot], i)
-		f.byName[q.Name] = i
-		f.MaxSlotLoad = max(f.MaxSlotLoad, f.SlotLoad[q.Slot])
+		f.slotStart[q.Slot+1]++
+	}
+	for i := 1; i <= keyspace.SlotCount; i++ {
+		f.slotStart[i] += f.slotStart[i-1]
+		f.MaxSlotLoad = max(f.MaxSlotLoad, f.SlotLoad[i-1])
+	}
+	next := f.slotStart
+	for i := range s.Queues {
+		sl := s.Queues[i].Slot
+		f.slotIdx[next[sl]] = int32(i)
+		next[sl]++
 	}
 	return f
 }
 
-// Queue finds a queue by name, or nil.
-func (f *Fold) Queue(name string) *Queue {
-	if i, ok := f.byName[name]; ok {
-		return &f.Snap.Queues[i]
-	}
-	return nil
-}
+// InSlot counts the queues of slot s.
+func (f *Fold) InSlot(s uint16) int { return int(f.slotStart[s+1] - f.slotStart[s]) }
 
 // HeatCell is one cell of the slot heatmap: a contiguous range of slots.
 type HeatCell struct {
@@ -96,7 +106,7 @@ func (f *Fold) Heatmap(n int) []HeatCell {
 			}
 			c.Load += f.SlotLoad[s]
 			c.Expired += f.SlotExpired[s]
-			c.Queues += len(f.SlotQueues[uint16(s)])
+			c.Queues += f.InSlot(uint16(s))
 		}
 		best := 0
 		for o, k := range counts {
@@ -125,10 +135,8 @@ func Level(load, max int64) int {
 // QueuesIn lists the queues in slots lo..hi, busiest first.
 func (f *Fold) QueuesIn(lo, hi uint16) []*Queue {
 	var out []*Queue
-	for s := int(lo); s <= int(hi); s++ {
-		for _, i := range f.SlotQueues[uint16(s)] {
-			out = append(out, &f.Snap.Queues[i])
-		}
+	for _, i := range f.slotIdx[f.slotStart[lo]:f.slotStart[int(hi)+1]] {
+		out = append(out, &f.Snap.Queues[i])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Load() > out[j].Load() })
 	return out
@@ -161,45 +169,82 @@ func (k SortKey) Next() SortKey { return (k + 1) % sortKeys }
 // for names, unless reversed), ties broken by name.
 func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 	filter = strings.ToLower(filter)
-	out := make([]int, 0, len(f.Snap.Queues))
-	for i := range f.Snap.Queues {
-		if filter == "" || strings.Contains(strings.ToLower(f.Snap.Queues[i].Name), filter) {
-			out = append(out, i)
-		}
-	}
 	qs := f.Snap.Queues
-	less := func(a, b *Queue) int {
-		var d int64
+	type row struct {
+		k int64
+		s string // the string key: the node, for SortNode
+		i int
+	}
+	rows := make([]row, 0, len(qs))
+	for i := range qs {
+		q := &qs[i]
+		if filter != "" && !containsFold(q.Name, filter) {
+			continue
+		}
+		r := row{i: i}
 		switch key {
 		case SortExpired:
-			d = b.Expired - a.Expired
+			r.k = -q.Expired
 		case SortPending:
-			d = b.Pending - a.Pending
+			r.k = -q.Pending
 		case SortActive:
-			d = b.Active - a.Active
+			r.k = -q.Active
 		case SortOldest:
-			d = b.OldestPendingAgeMs - a.OldestPendingAgeMs
+			r.k = -q.OldestPendingAgeMs
 		case SortSlot:
-			d = int64(a.Slot) - int64(b.Slot)
+			r.k = int64(q.Slot)
 		case SortNode:
-			d = int64(strings.Compare(a.Node, b.Node))
+			r.s = q.Node
 		}
-		if d < 0 {
-			return -1
-		}
-		if d > 0 {
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
+		rows = append(rows, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		c := less(&qs[out[i]], &qs[out[j]])
-		if reverse {
-			return c > 0
+	slices.SortFunc(rows, func(a, b row) int {
+		c := cmp.Compare(a.k, b.k)
+		if c == 0 {
+			c = strings.Compare(a.s, b.s)
 		}
-		return c < 0
+		if c == 0 && f.byName {
+			c = cmp.Compare(a.i, b.i) // the same order as the names, cheaper
+		} else if c == 0 {
+			c = strings.Compare(qs[a.i].Name, qs[b.i].Name)
+		}
+		if reverse {
+			return -c
+		}
+		return c
 	})
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.i
+	}
 	return out
+}
+
+// containsFold is strings.Contains(strings.ToLower(s), lowerSub) without
+// allocating for ASCII names.
+func containsFold(s, lowerSub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Contains(strings.ToLower(s), lowerSub)
+		}
+	}
+	n := len(lowerSub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lowerSub[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }
 
 // TimelineColumn is one column of the lease-expiry timeline.

@@ -95,7 +95,7 @@ func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	now := time.UnixMilli(q.ServerTimeMs)
 	switch {
-	case key.Matches(msg, m.keys.Requeue):
+	case bound(msg, m.keys.Requeue):
 		if m.focus != paneActive || m.actSel >= len(q.ActiveJobs) {
 			m.flash, m.flashBad = "select an active job first: tab to the Active pane, move with ↑/↓, then r", true
 			return m, nil
@@ -106,13 +106,13 @@ func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.act = &actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))}
-	case key.Matches(msg, m.keys.RequeueAll):
+	case bound(msg, m.keys.RequeueAll):
 		if q.Expired == 0 {
 			m.flash, m.flashBad = fmt.Sprintf("%s has no expired jobs", q.Name), false
 			return m, nil
 		}
 		m.act = &actionState{kind: actRequeueAll, queue: q.Name, total: q.Expired}
-	case key.Matches(msg, m.keys.Drain):
+	case bound(msg, m.keys.Drain):
 		if q.Pending == 0 {
 			m.flash, m.flashBad = fmt.Sprintf("%s has nothing pending", q.Name), false
 			return m, nil

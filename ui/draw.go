@@ -114,10 +114,14 @@ func shortAddr(addr, common string) string {
 	return addr
 }
 
-// shortID shows the start of a job id, enough to tell jobs apart.
+// shortID fits a job id in w cells. A ULID starts with its time, so ids of
+// one burst share their start: the cut keeps the brand and the random end.
 func shortID(id string, w int) string {
 	if len(id) <= w {
 		return id
 	}
-	return id[:max(1, w-1)] + "…"
+	if w < 8 {
+		return id[:max(1, w-1)] + "…"
+	}
+	return id[:3] + "…" + id[len(id)-(w-4):]
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -79,7 +80,7 @@ func (m Model) heatView(l layout) string {
 	th := m.th
 	r := l.heat
 	n := m.heatCells(l)
-	cells := m.fold.Heatmap(n)
+	cells := m.heatmap(n)
 	cursor := -1
 	if m.focus == paneHeat && m.heatCursor >= 0 {
 		cursor = model.CellOf(uint16(m.heatCursor), n)
@@ -299,7 +300,7 @@ func (m Model) nodesView(r rect) string {
 		if n.Expired > 0 {
 			exp = th.Warn.Render(exp)
 		}
-		line := fmt.Sprintf("%s %-7s %-12s %5d sl %4d q %6s p %5s a %s", dot, shortAddr(n.Addr, common), ranges,
+		line := fmt.Sprintf("%s %-6s %-11s %4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common), ranges,
 			n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
 		if n.Err != "" {
 			line = fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common),
@@ -308,7 +309,7 @@ func (m Model) nodesView(r rect) string {
 				line += th.Dim.Render(fmt.Sprintf(" · data %s old", ago(m.opt.Now().Sub(n.LastGood))))
 			}
 		} else {
-			line += th.Dim.Render(fmt.Sprintf(" %s", n.Latency.Round(10_000)))
+			line += th.Dim.Render(fmt.Sprintf(" %s", n.Latency.Round(100*time.Microsecond)))
 		}
 		if len(n.Migrating) > 0 {
 			line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))

@@ -83,6 +83,25 @@ type Model struct {
 	act      *actionState
 	flash    string // the last action's outcome, in words
 	flashBad bool
+
+	cache *frameCache // shared by the copies of the model
+}
+
+// frameCache keeps what a frame derives from a snapshot, so frames between
+// polls redo nothing.
+type frameCache struct {
+	fold  *model.Fold
+	n     int
+	cells []model.HeatCell
+}
+
+// heatmap bins the fold into n cells, once per snapshot and size.
+func (m *Model) heatmap(n int) []model.HeatCell {
+	c := m.cache
+	if c.fold != m.fold || c.n != n {
+		c.fold, c.n, c.cells = m.fold, n, m.fold.Heatmap(n)
+	}
+	return c.cells
 }
 
 // messages
@@ -114,7 +133,7 @@ func New(src Source, th *theme.Theme, opt Options) Model {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	m := Model{opt: opt, th: th, keys: DefaultKeyMap(), src: src, interval: opt.Interval, window: opt.Window}
+	m := Model{opt: opt, th: th, keys: DefaultKeyMap(), src: src, interval: opt.Interval, window: opt.Window, cache: &frameCache{}}
 	m.help = help.New()
 	m.help.Styles.ShortKey = th.HelpKey
 	m.help.Styles.ShortDesc = th.HelpDesc
@@ -298,12 +317,24 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setWindow(m.window / 2)
 	case key.Matches(msg, k.Widen):
 		m.setWindow(m.window * 2)
-	case key.Matches(msg, k.Requeue), key.Matches(msg, k.RequeueAll), key.Matches(msg, k.Drain):
+	case key.Matches(msg, k.Requeue), key.Matches(msg, k.RequeueAll), key.Matches(msg, k.Drain),
+		bound(msg, k.Requeue), bound(msg, k.RequeueAll), bound(msg, k.Drain):
+		// a disabled action key still answers, to say why it is off
 		return m.startAction(msg)
 	default:
 		return m.paneKey(msg)
 	}
 	return m, nil
+}
+
+// bound reports whether msg is one of b's keys, enabled or not.
+func bound(msg tea.KeyMsg, b key.Binding) bool {
+	for _, k := range b.Keys() {
+		if msg.String() == k {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) setInterval(d time.Duration) {

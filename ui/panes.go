@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -27,7 +28,7 @@ func (m Model) queuesView(r rect) string {
 	nameW := max(8, in-2-6-9-9-9-9-8-2)
 	showErr := in >= 110
 	if showErr {
-		nameW = max(8, nameW-30)
+		nameW = min(40, max(8, nameW-30))
 	}
 	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", nameW, "NAME", "SLOT", "NODE", "PENDING", "ACTIVE", "EXPIRED", "OLDEST")
 	if showErr {
@@ -102,11 +103,15 @@ func (m Model) jobLines(q *model.Queue, active bool, w, rows, cur int, focused b
 	now := time.UnixMilli(q.ServerTimeMs)
 	off := max(0, cur-rows+1)
 	var lines []string
+	idW := 14
+	if w >= 60 {
+		idW = keyspace.JobIDLen
+	}
 	for i := off; i < min(len(jobs), off+rows); i++ {
 		j := jobs[i]
-		id := shortID(j.ID, 14)
+		id := shortID(j.ID, idW)
 		if !j.Valid {
-			id = th.Invalid.Render(fit(safe.Bounded(j.ID, 12), 12) + " ⚠id")
+			id = th.Invalid.Render(fit(safe.Bounded(j.ID, 12), 10) + " ⚠id")
 		}
 		att := fmt.Sprintf("att %d", j.Attempts)
 		if !j.AttemptsOK {
@@ -123,10 +128,10 @@ func (m Model) jobLines(q *model.Queue, active bool, w, rows, cur int, focused b
 			} else {
 				when = ago(d) + " left"
 			}
-			lines = append(lines, fmt.Sprintf(" %s  %-8s %s", fit(id, 15), att, when))
+			lines = append(lines, fmt.Sprintf(" %s  %-8s %s", fit(id, idW+1), att, when))
 		} else {
 			when = fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), 7)
-			lines = append(lines, fmt.Sprintf(" %s %s  %s", fit(id, 15), when, att))
+			lines = append(lines, fmt.Sprintf(" %s %s  %s", fit(id, idW+1), when, att))
 		}
 		if focused && i == cur {
 			lines[len(lines)-1] = th.Selected.Render(fit(lines[len(lines)-1], w))

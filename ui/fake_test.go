@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/theme"
+)
+
+// fakeSource serves fixed snapshots and records what the UI asked of it.
+type fakeSource struct {
+	mu     sync.Mutex
+	snap   *model.Snapshot
+	polls  int
+	detail []string
+	window time.Duration
+	jobs   map[string]model.JobDetail
+}
+
+func (f *fakeSource) Poll(ctx context.Context) (*model.Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.polls++
+	s := *f.snap
+	return &s, nil
+}
+
+func (f *fakeSource) SetDetail(q ...string) {
+	f.mu.Lock()
+	f.detail = q
+	f.mu.Unlock()
+}
+
+func (f *fakeSource) SetWindow(w time.Duration) {
+	f.mu.Lock()
+	f.window = w
+	f.mu.Unlock()
+}
+
+func (f *fakeSource) Job(ctx context.Context, q, id string) (model.JobDetail, error) {
+	if d, ok := f.jobs[id]; ok {
+		return d, nil
+	}
+	return model.JobDetail{Queue: q, ID: id}, nil
+}
+
+// fixedNow is the server clock of the fixture.
+var fixedNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+
+const (
+	stuckID  = "JOB01JDS8X4K2M4N5P6Q7R8S9T0VW"
+	stuck2ID = "JOB01JDS8X4K9Q2ZB7C3D4E5F6GHJ"
+	liveID   = "JOB01JDS8X4M1A2B3C4D5E6F7G8H3"
+	pendID   = "JOB01JDS8X4P0A9B8C7D6E5F4G3H4"
+	hostile  = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J{\"evil\":true}"
+)
+
+// fixture is three nodes, stuck jobs, a hostile payload and a queue that
+// shares a slot with another.
+func fixture(extra int) *model.Snapshot {
+	now := fixedNow.UnixMilli()
+	nodes := []model.Node{
+		{ID: "aaaaaaaa", Addr: "127.0.0.1:7000", Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 0, Hi: 5460}}},
+		{ID: "bbbbbbbb", Addr: "127.0.0.1:7001", Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 5461, Hi: 10922}}},
+		{ID: "cccccccc", Addr: "127.0.0.1:7002", Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 10923, Hi: 16383}}},
+		{ID: "dddddddd", Addr: "127.0.0.1:7003", Role: model.RoleReplica, Health: "online", PrimaryID: "aaaaaaaa"},
+	}
+	topo := model.NewTopology(true, nodes)
+	s := &model.Snapshot{Target: "127.0.0.1:7000", Cluster: true, ServerTimeMs: now, TakenAt: fixedNow, Version: "2", Topology: topo}
+	for i := -30; i <= 30; i++ {
+		s.Edges = append(s.Edges, int64(i)*2000)
+	}
+	for _, n := range topo.Nodes {
+		s.Nodes = append(s.Nodes, model.NodeStatus{Node: n, Latency: 400 * time.Microsecond, LastGood: fixedNow})
+	}
+	owner := func(q string) string { return topo.OwnerOf(keyspace.QueueSlot(q)).Addr }
+	hist := make([]int64, len(s.Edges)+1)
+	hist[15], hist[28], hist[45], hist[len(hist)-1] = 1, 1, 1, 2
+	orders := model.Queue{Name: "orders", Slot: 105, Node: owner("orders"), Pending: 5, Active: 5, Expired: 2,
+		OldestPendingAgeMs: 41000, ServerTimeMs: now, Detail: true, Hist: hist,
+		PendingJobs: []model.Job{{ID: pendID, Valid: true, Score: now - 12000, AttemptsOK: true}},
+		ActiveJobs: []model.Job{
+			{ID: stuckID, Valid: true, Score: now - 30000, Attempts: 2, AttemptsOK: true},
+			{ID: stuck2ID, Valid: true, Score: now - 5000, Attempts: 1, AttemptsOK: true},
+			{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsRaw: "!invalid-id"},
+			{ID: liveID, Valid: true, Score: now + 598000, Attempts: 1, AttemptsOK: true},
+		}}
+	s.Queues = append(s.Queues, orders,
+		model.Queue{Name: "fills", Slot: 4165, Node: owner("fills"), Active: 1, Expired: 1, OldestPendingAgeMs: -1, ServerTimeMs: now},
+		model.Queue{Name: "tenant-12", Slot: keyspace.QueueSlot("tenant-12"), Node: owner("tenant-12"), Pending: 3, OldestPendingAgeMs: 2000, ServerTimeMs: now},
+		model.Queue{Name: "broken", Slot: keyspace.QueueSlot("broken"), Node: owner("broken"), OldestPendingAgeMs: -1,
+			Err: "WRONGTYPE emq:{broken}:active is not a sorted set"},
+	)
+	a, b := sharedPair()
+	s.Queues = append(s.Queues,
+		model.Queue{Name: a, Slot: keyspace.QueueSlot(a), Node: owner(a), Pending: 7, OldestPendingAgeMs: 3000, ServerTimeMs: now},
+		model.Queue{Name: b, Slot: keyspace.QueueSlot(b), Node: owner(b), Pending: 1, Active: 1, OldestPendingAgeMs: 1000, ServerTimeMs: now})
+	for i := 0; i < extra; i++ {
+		q := fmt.Sprintf("bulk-%05d", i)
+		s.Queues = append(s.Queues, model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
+			Pending: int64(i % 97), Active: int64(i % 7), Expired: int64(i % 13 / 12), OldestPendingAgeMs: int64(i), ServerTimeMs: now})
+	}
+	s.ForeignKeys = []model.ForeignKey{{Key: "emq:{a}}:pending", Reason: "malformed"}}
+	s.ForeignCount = 1
+	for i := range s.Queues {
+		q := &s.Queues[i]
+		n := &s.Nodes[topo.Owner[q.Slot]]
+		n.Queues++
+		n.Pending += q.Pending
+		n.Active += q.Active
+		n.Expired += q.Expired
+	}
+	return s
+}
+
+func sharedPair() (string, string) {
+	seen := map[uint16]string{}
+	for i := 0; ; i++ {
+		q := fmt.Sprintf("tenant-%d", i)
+		if p, ok := seen[keyspace.QueueSlot(q)]; ok {
+			return p, q
+		}
+		seen[keyspace.QueueSlot(q)] = q
+	}
+}
+
+// asciiTheme renders with no colour, as the golden files are.
+func asciiTheme(name string) *theme.Theme {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	th, err := theme.New(r, name)
+	if err != nil {
+		panic(err)
+	}
+	return th
+}
+
+// ready is a model that has its first snapshot, sized w×h.
+func ready(src *fakeSource, w, h int, opt Options) Model {
+	opt.Now = func() time.Time { return fixedNow.Add(400 * time.Millisecond) }
+	if opt.Target == "" {
+		opt.Target = "127.0.0.1:7000"
+	}
+	m := New(src, asciiTheme("dark"), opt)
+	mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	s, _ := src.Poll(context.Background())
+	mm, _ = mm.Update(snapshotMsg{snap: s})
+	return mm.(Model)
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "left":
+		return tea.KeyMsg{Type: tea.KeyLeft}
+	case "right":
+		return tea.KeyMsg{Type: tea.KeyRight}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// press sends keys in order, running no commands.
+func press(m Model, keys ...string) Model {
+	for _, k := range keys {
+		mm, _ := m.Update(keyMsg(k))
+		m = mm.(Model)
+	}
+	return m
+}

@@ -1,0 +1,409 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+)
+
+// updating: go test ./ui -update rewrites the golden files (the flag is
+// teatest's, which this package shares).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func TestKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		keys  []string
+		check func(t *testing.T, m Model)
+	}{
+		{"tab cycles focus", []string{"tab"}, func(t *testing.T, m Model) {
+			if m.focus != paneHeat {
+				t.Errorf("focus %v", paneNames[m.focus])
+			}
+		}},
+		{"shift+tab goes back", []string{"shift+tab"}, func(t *testing.T, m Model) {
+			if m.focus != paneActive {
+				t.Errorf("focus %v", paneNames[m.focus])
+			}
+		}},
+		{"j moves down", []string{"j"}, func(t *testing.T, m Model) {
+			if m.sel != 1 {
+				t.Errorf("sel %d", m.sel)
+			}
+		}},
+		{"down then up", []string{"down", "down", "k"}, func(t *testing.T, m Model) {
+			if m.sel != 1 {
+				t.Errorf("sel %d", m.sel)
+			}
+		}},
+		{"G goes last, g first", []string{"G"}, func(t *testing.T, m Model) {
+			if m.sel != len(m.view)-1 {
+				t.Errorf("sel %d of %d", m.sel, len(m.view))
+			}
+			if m = press(m, "g"); m.sel != 0 {
+				t.Errorf("after g sel %d", m.sel)
+			}
+		}},
+		{"page down", []string{"pgdown"}, func(t *testing.T, m Model) {
+			if m.sel == 0 {
+				t.Error("pgdown did not move")
+			}
+		}},
+		{"sort cycles", []string{"s"}, func(t *testing.T, m Model) {
+			if m.sortKey.String() != "pending" {
+				t.Errorf("sort %v", m.sortKey)
+			}
+		}},
+		{"S reverses", []string{"S"}, func(t *testing.T, m Model) {
+			if !m.reverse {
+				t.Error("not reversed")
+			}
+		}},
+		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m Model) {
+			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
+				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
+			}
+			if m = press(m, "esc"); len(m.view) < 6 {
+				t.Errorf("esc did not clear the filter: %d", len(m.view))
+			}
+		}},
+		{"q while typing is text", []string{"/", "q"}, func(t *testing.T, m Model) {
+			if m.filter.Value() != "q" {
+				t.Errorf("filter %q", m.filter.Value())
+			}
+		}},
+		{"p pauses and resumes", []string{"p"}, func(t *testing.T, m Model) {
+			if !m.paused {
+				t.Error("not paused")
+			}
+			if m = press(m, "p"); m.paused {
+				t.Error("not resumed")
+			}
+		}},
+		{"+ and - change the interval", []string{"+"}, func(t *testing.T, m Model) {
+			if m.interval != 500*time.Millisecond {
+				t.Errorf("interval %v", m.interval)
+			}
+			if m = press(m, "-", "-"); m.interval != 2*time.Second {
+				t.Errorf("interval %v", m.interval)
+			}
+		}},
+		{"< and > change the window", []string{">"}, func(t *testing.T, m Model) {
+			if m.window != 2*time.Minute {
+				t.Errorf("window %v", m.window)
+			}
+		}},
+		{"? opens help, any key closes", []string{"?"}, func(t *testing.T, m Model) {
+			if !m.showHelp || !strings.Contains(m.View(), "Keys") {
+				t.Error("no help")
+			}
+			if m = press(m, "x"); m.showHelp {
+				t.Error("help stayed")
+			}
+		}},
+		{"heatmap cursor moves by cell", []string{"tab", "right", "right"}, func(t *testing.T, m Model) {
+			if m.heatCursor <= 105 {
+				t.Errorf("cursor at slot %d", m.heatCursor)
+			}
+		}},
+		{"enter on the active pane opens a job", []string{"shift+tab", "enter"}, func(t *testing.T, m Model) {
+			if m.detail == nil || m.detail.job.ID != stuckID {
+				t.Fatal("no detail")
+			}
+			if m = press(m, "esc"); m.detail != nil {
+				t.Error("esc did not close the detail")
+			}
+		}},
+		{"actions are disabled without Actions", []string{"shift+tab", "r"}, func(t *testing.T, m Model) {
+			if m.act != nil || !strings.Contains(m.flash, "read-only") {
+				t.Errorf("act %v flash %q", m.act, m.flash)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := ready(&fakeSource{snap: fixture(40)}, 120, 40, Options{})
+			tc.check(t, press(m, tc.keys...))
+		})
+	}
+}
+
+func TestQuit(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := m.Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%s does not quit", k)
+		}
+	}
+	m = press(m, "/")
+	if _, cmd := m.Update(keyMsg("ctrl+c")); cmd == nil {
+		t.Error("ctrl+c while typing does not quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("ctrl+c while typing does not quit")
+	}
+}
+
+func TestResize(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
+	for _, sz := range [][2]int{{80, 24}, {200, 60}, {59, 30}, {100, 15}, {60, 16}, {300, 90}} {
+		mm, _ := m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		v := mm.(Model).View()
+		lines := strings.Split(v, "\n")
+		small := sz[0] < minW || sz[1] < minH
+		if small != strings.Contains(v, "terminal too small (need 60×16") {
+			t.Errorf("%v: too-small message wrong", sz)
+		}
+		if len(lines) != sz[1] {
+			t.Errorf("%v: %d lines", sz, len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > sz[0] {
+				t.Errorf("%v: line %d is %d wide", sz, i, w)
+			}
+		}
+	}
+}
+
+// TestPollLoop: a poll is re-armed only after the previous returned, stale
+// ticks are dropped, pause stops the loop.
+func TestPollLoop(t *testing.T) {
+	src := &fakeSource{snap: fixture(0)}
+	m := ready(src, 120, 40, Options{})
+	mm, cmd := m.Update(tickMsg{gen: m.gen})
+	m = mm.(Model)
+	if cmd == nil || !m.inFlight {
+		t.Fatal("a tick did not start a poll")
+	}
+	if _, again := m.Update(tickMsg{gen: m.gen}); again != nil {
+		t.Error("a second tick started an overlapping poll")
+	}
+	if _, stale := m.Update(tickMsg{gen: m.gen - 1}); stale != nil {
+		t.Error("a stale tick was not dropped")
+	}
+	mm, next := m.Update(cmd())
+	m = mm.(Model)
+	if m.inFlight || next == nil {
+		t.Error("the poll's answer did not re-arm the loop")
+	}
+	m = press(m, "p")
+	if _, c := m.Update(tickMsg{gen: m.gen}); c != nil {
+		t.Error("paused, yet a tick polled")
+	}
+}
+
+func TestPollErrorsBackOff(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Interval: time.Second})
+	for i := 0; i < 3; i++ {
+		mm, _ := m.Update(snapshotMsg{err: errors.New("dial tcp: connection refused\x1b[2J")})
+		m = mm.(Model)
+	}
+	if m.errs != 3 || m.snap == nil {
+		t.Errorf("errs %d, snapshot kept %v", m.errs, m.snap != nil)
+	}
+	v := m.View()
+	if !strings.Contains(v, "poll failed") || strings.Contains(v, "\x1b[2J") {
+		t.Error("the error is not shown, or shown raw")
+	}
+}
+
+// fakeActions records calls; it answers like the server would.
+type fakeActions struct {
+	mu       sync.Mutex
+	requeued []string
+	drained  int
+	pending  int
+	fenceErr error
+}
+
+func (f *fakeActions) Requeue(ctx context.Context, q, id string, attempts int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fenceErr != nil {
+		return f.fenceErr
+	}
+	f.requeued = append(f.requeued, id)
+	return nil
+}
+
+func (f *fakeActions) RequeueExpired(ctx context.Context, q string, limit int) (int, error) {
+	return 2, nil
+}
+
+func (f *fakeActions) DrainStep(ctx context.Context, q string, batch int) (int, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := min(batch, f.pending)
+	f.pending -= n
+	f.drained += n
+	return n, f.pending, nil
+}
+
+// run runs a command and feeds its message back until none is left.
+func run(m Model, cmd tea.Cmd) Model {
+	for i := 0; cmd != nil && i < 100; i++ {
+		msg := cmd()
+		if _, ok := msg.(actionMsg); !ok {
+			break
+		}
+		mm, next := m.Update(msg)
+		m, cmd = mm.(Model), next
+	}
+	return m
+}
+
+func TestRequeueFlow(t *testing.T) {
+	acts := &fakeActions{}
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
+	m = press(m, "shift+tab", "r")
+	if m.act == nil || !strings.Contains(m.View(), "attempts  2") || !strings.Contains(m.View(), "ran out 30s ago") {
+		t.Fatalf("no confirmation with the fence and the lease:\n%s", m.View())
+	}
+	m = press(m, "n")
+	if m.act != nil || len(acts.requeued) != 0 {
+		t.Fatal("n did not cancel")
+	}
+	m = press(m, "r")
+	mm, cmd := m.Update(keyMsg("y"))
+	m = run(mm.(Model), cmd)
+	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID || !strings.Contains(m.flash, "requeued "+stuckID) {
+		t.Errorf("requeued %v, flash %q", acts.requeued, m.flash)
+	}
+	acts.fenceErr = &Refused{Reason: "a worker claimed it again (attempts now 3, you saw 2)"}
+	m = press(m, "r")
+	mm, cmd = m.Update(keyMsg("y"))
+	m = run(mm.(Model), cmd)
+	if !strings.Contains(m.flash, "refused: a worker claimed it again (attempts now 3") {
+		t.Errorf("flash %q", m.flash)
+	}
+}
+
+func TestDrainFlowNeedsTheName(t *testing.T) {
+	acts := &fakeActions{pending: 2500}
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
+	m = press(m, "D", "o", "r", "d", "enter")
+	if m.act == nil || !m.act.wrong || acts.drained != 0 {
+		t.Fatal("a wrong name was not refused")
+	}
+	m = press(m, "e", "r", "s")
+	mm, cmd := m.Update(keyMsg("enter"))
+	m = run(mm.(Model), cmd)
+	if acts.drained != 2500 || m.act != nil || !strings.Contains(m.flash, "drained 2500") {
+		t.Errorf("drained %d, flash %q", acts.drained, m.flash)
+	}
+}
+
+func TestReadOnlyDisablesActions(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}, ReadOnly: true})
+	if m.keys.Requeue.Enabled() || m.keys.Drain.Enabled() || m.keys.RequeueAll.Enabled() {
+		t.Error("action keys enabled in read-only")
+	}
+	m = press(m, "D")
+	if m.act != nil {
+		t.Error("D opened a dialog in read-only")
+	}
+	m = press(m, "esc", "?")
+	if !strings.Contains(m.View(), "r, R and D are off because --read-only is set") {
+		t.Error("the help does not say why")
+	}
+	if !strings.Contains(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{ReadOnly: true}).View(), "READ-ONLY") {
+		t.Error("status bar lacks READ-ONLY")
+	}
+}
+
+func TestNoPermTurnsReadOnly(t *testing.T) {
+	acts := &fakeActions{fenceErr: ErrNoPerm}
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
+	m = press(m, "shift+tab", "r")
+	mm, cmd := m.Update(keyMsg("y"))
+	m = run(mm.(Model), cmd)
+	if !m.opt.ReadOnly || m.keys.Requeue.Enabled() || !strings.Contains(m.flash, "NOPERM") {
+		t.Errorf("readOnly %v flash %q", m.opt.ReadOnly, m.flash)
+	}
+}
+
+// TestHostileNeverRaw: nothing from the server reaches the screen raw.
+func TestHostileNeverRaw(t *testing.T) {
+	src := &fakeSource{snap: fixture(0)}
+	src.jobs = map[string]model.JobDetail{stuckID: {Queue: "orders", ID: stuckID, Exists: true, State: "active\x1b[5m", Attempts: "2",
+		Payload: hostile + strings.Repeat("A", 70000), PayloadLen: 16 << 20}}
+	m := ready(src, 120, 40, Options{})
+	m = press(m, "shift+tab", "enter")
+	d, _ := src.Job(context.Background(), "orders", stuckID)
+	mm, _ := m.Update(jobMsg{d: d})
+	m = mm.(Model)
+	v := m.View()
+	for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "\x1b[5m", "\x1b[31m"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("%q reached the screen", bad)
+		}
+	}
+	if !strings.Contains(v, `\x1b]52;c;`) || !strings.Contains(v, "16.0 MiB") {
+		t.Errorf("the payload is not shown escaped with its size:\n%s", v)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if updating() {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -update to write it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from %s (run go test ./ui -update after checking the change):\n%s", name, path, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		m := ready(&fakeSource{snap: fixture(30)}, sz[0], sz[1], Options{Actions: &fakeActions{}})
+		name := itoa(sz[0]) + "x" + itoa(sz[1])
+		golden(t, "overview-"+name, m.View())
+		golden(t, "active-"+name, press(m, "shift+tab").View())
+	}
+	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{Actions: &fakeActions{}})
+	golden(t, "requeue-120x40", press(m, "shift+tab", "r").View())
+	golden(t, "heatmap-120x40", press(m, "tab", "right", "right", "down").View())
+	golden(t, "help-120x40", press(m, "?").View())
+	golden(t, "mono-120x40", func() string {
+		mm := New(&fakeSource{snap: fixture(30)}, asciiTheme("mono"), Options{Now: func() time.Time { return fixedNow }})
+		x, _ := mm.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		x, _ = x.Update(snapshotMsg{snap: fixture(30)})
+		return x.View()
+	}())
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestFixtureIDsAreValid(t *testing.T) {
+	for _, id := range []string{stuckID, stuck2ID, liveID, pendID} {
+		if err := keyspace.ValidateJobID(id); err != nil {
+			t.Error(err)
+		}
+	}
+}
