@@ -502,3 +502,6 @@ type detailView struct {
 	done   bool
 	vp     viewport.Model
 }
+
+// Snapshot is the last snapshot the model folded, for tests and tools.
+func (m Model) Snapshot() *model.Snapshot { return m.snap }

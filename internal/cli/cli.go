@@ -25,6 +25,9 @@ usage:
   emqtop --once [--json]      one snapshot, printed
   emqtop demo [--embedded]    the dashboard on a demo cluster it starts
   emqtop slot QUEUE...        where a queue's keys land
+  emqtop requeue --queue Q --job ID --attempts N
+  emqtop requeue --queue Q --expired [--limit N]
+  emqtop drain --queue Q --yes
   emqtop keys                 the key table, as Markdown
 `
 
@@ -35,6 +38,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "slot":
 			return runSlot(args[1:], stdout, stderr)
+		case "requeue":
+			return runRequeue(args[1:], stdout, stderr)
+		case "drain":
+			return runDrain(args[1:], stdout, stderr)
 		case "demo":
 			return runDemo(args[1:], stdout, stderr)
 		case "keys":

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/poller"
+	"github.com/echomq/emqtop/theme"
+	"github.com/echomq/emqtop/ui"
+)
+
+func keys(tm *teatest.TestModel, ks ...string) {
+	for _, k := range ks {
+		switch k {
+		case "enter":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "shift+tab":
+			tm.Send(tea.KeyMsg{Type: tea.KeyShiftTab})
+		case "down":
+			tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+		default:
+			tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		}
+	}
+}
+
+func waitFor(t *testing.T, tm *teatest.TestModel, s string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
+		teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+// TestDashboardFlowsOnACluster runs the whole program on a real cluster:
+// it shows the queues, a stuck job is requeued with r and leaves the active
+// pane at the next poll, D with a wrong name drains nothing, D with the
+// name drains the queue.
+func TestDashboardFlowsOnACluster(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	q := "orders"
+	for i := 0; i < 1500; i++ {
+		if _, err := echomq.Enqueue(bg, c, q, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stuck, _, _ := echomq.Claim(bg, c, q, time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
+
+	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
+	pc, err := poller.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	p := poller.New(pc, poller.Options{Target: cfg.Target()})
+	defer p.Close()
+	acts, err := newActions(pc, cfg, filepath.Join(t.TempDir(), "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acts.Close()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	th, _ := theme.New(r, "dark")
+	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, Actions: acts})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+
+	waitFor(t, tm, stuck.ID) // orders is selected, its stuck job in the active pane
+	keys(tm, "shift+tab", "r")
+	waitFor(t, tm, "Requeue this job?")
+	keys(tm, "y")
+	waitFor(t, tm, "requeued "+stuck.ID)
+	waitFor(t, tm, "no active jobs")
+	k, _ := keyspace.KeysOf(q)
+	if n, _ := c.Do(bg, c.B().Zcard().Key(k.Active).Build()).AsInt64(); n != 0 {
+		t.Fatalf("%d active after the requeue", n)
+	}
+
+	keys(tm, "D")
+	waitFor(t, tm, "type the queue's name")
+	keys(tm, "w", "r", "o", "n", "g", "enter")
+	waitFor(t, tm, "nothing was drained")
+	if n, _ := c.Do(bg, c.B().Zcard().Key(k.Pending).Build()).AsInt64(); n != 1500 {
+		t.Fatalf("a wrong name drained: %d pending", n)
+	}
+	keys(tm, "esc", "D", "o", "r", "d", "e", "r", "s", "enter")
+	waitFor(t, tm, "drained 1500 pending jobs of orders")
+	if n, _ := c.Do(bg, c.B().Zcard().Key(k.Pending).Build()).AsInt64(); n != 0 {
+		t.Fatalf("%d pending after the drain", n)
+	}
+	keys(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	final := tm.FinalModel(t).(ui.Model)
+	if s := final.Snapshot(); s == nil || s.Queue(q) == nil || s.Queue(q).Active != 0 {
+		t.Error("the final snapshot does not show the requeue")
+	}
+}

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/poller"
+	"github.com/echomq/emqtop/ui"
+)
+
+// writeFlags are the flags of requeue and drain.
+type writeFlags struct {
+	conn     connFlags
+	queue    string
+	readOnly bool
+	auditLog string
+}
+
+func (w *writeFlags) register(fs *flag.FlagSet) {
+	w.conn.register(fs)
+	fs.StringVar(&w.queue, "queue", "", "the `queue`")
+	fs.BoolVar(&w.readOnly, "read-only", false, "refuse to write (exit status 3)")
+	fs.StringVar(&w.auditLog, "audit-log", "", "append the action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
+}
+
+// connect validates the queue and makes the audited actions.
+func (w *writeFlags) connect(stderr io.Writer) (*actions, func(), int) {
+	if err := keyspace.ValidateQueue(w.queue); err != nil {
+		fmt.Fprintln(stderr, "emqtop: --queue:", err)
+		return nil, nil, exitUsage
+	}
+	cfg, err := w.conn.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop:", err)
+		return nil, nil, exitUsage
+	}
+	cfg.ReadOnly = w.readOnly
+	c, err := poller.Connect(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		return nil, nil, exitError
+	}
+	a, err := newActions(c, cfg, w.auditLog)
+	if err != nil {
+		c.Close()
+		fmt.Fprintln(stderr, "emqtop:", err)
+		return nil, nil, exitError
+	}
+	return a, func() { a.Close(); c.Close() }, exitOK
+}
+
+// status words an action's outcome on stderr and gives the exit status:
+// 0 done, 3 refused (fenced, not active, read-only), 1 error.
+func status(err error, stderr io.Writer) int {
+	var r *ui.Refused
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &r):
+		fmt.Fprintln(stderr, "emqtop: refused:", safe.Text(r.Reason))
+		return exitRefused
+	case errors.Is(err, ui.ErrNoPerm):
+		fmt.Fprintln(stderr, "emqtop: refused: the server refuses writes for this user:", safe.Text(err.Error()))
+		return exitRefused
+	}
+	fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+	return exitError
+}
+
+func runRequeue(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("requeue", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var w writeFlags
+	w.register(fs)
+	job := fs.String("job", "", "the active job's `id`")
+	attempts := fs.Int64("attempts", -1, "the job's attempts as you saw them (the fence)")
+	expired := fs.Bool("expired", false, "requeue every job whose lease ran out, instead of one job")
+	limit := fs.Int("limit", 0, "with --expired: at most `N` jobs (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: emqtop requeue --queue Q --job ID --attempts N\n       emqtop requeue --queue Q --expired [--limit N]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return exitUsage
+	}
+	switch {
+	case *expired && (*job != "" || *attempts >= 0):
+		fmt.Fprintln(stderr, "emqtop requeue: --expired takes no --job or --attempts")
+		return exitUsage
+	case !*expired && *job == "":
+		fs.Usage()
+		return exitUsage
+	case !*expired && *attempts < 0:
+		fmt.Fprintln(stderr, "emqtop requeue: --attempts is required: it is the fence that keeps a requeue from being applied twice")
+		return exitUsage
+	case !*expired:
+		if err := keyspace.ValidateJobID(*job); err != nil {
+			fmt.Fprintln(stderr, "emqtop requeue: --job:", err)
+			return exitUsage
+		}
+	}
+	a, closeFn, rc := w.connect(stderr)
+	if rc != exitOK {
+		return rc
+	}
+	defer closeFn()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if *expired {
+		n, err := a.RequeueExpired(ctx, w.queue, *limit)
+		if err == nil {
+			fmt.Fprintf(stdout, "requeued %d expired jobs of %s\n", n, keyspace.Quote(w.queue))
+		}
+		return status(err, stderr)
+	}
+	err := a.Requeue(ctx, w.queue, *job, *attempts)
+	if err == nil {
+		fmt.Fprintf(stdout, "requeued %s of %s (attempts %d)\n", *job, keyspace.Quote(w.queue), *attempts)
+	}
+	return status(err, stderr)
+}
+
+func runDrain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("drain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var w writeFlags
+	w.register(fs)
+	yes := fs.Bool("yes", false, "confirm: remove every pending job of the queue")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return exitUsage
+	}
+	if !*yes {
+		fmt.Fprintln(stderr, "emqtop drain: removes every pending job of the queue; confirm with --yes")
+		return exitUsage
+	}
+	a, closeFn, rc := w.connect(stderr)
+	if rc != exitOK {
+		return rc
+	}
+	defer closeFn()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	total := 0
+	for {
+		n, left, err := a.DrainStep(ctx, w.queue, drainStepSize)
+		total += n
+		if err != nil {
+			fmt.Fprintf(stdout, "drained %d pending jobs of %s before the error\n", total, keyspace.Quote(w.queue))
+			return status(err, stderr)
+		}
+		if left == 0 || n == 0 {
+			fmt.Fprintf(stdout, "drained %d pending jobs of %s; active jobs untouched\n", total, keyspace.Quote(w.queue))
+			return exitOK
+		}
+	}
+}
+
+const drainStepSize = 1000
