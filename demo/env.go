@@ -90,7 +90,7 @@ func (e *Env) Close() {
 // (their late acks meet the fence), no reaper.
 func DemoConfig(seed uint64) Config {
 	return Config{Seed: seed, Synthetic: 200 - len(Named), Rate: 60, Workers: 12,
-		DieShare: 0.04, SlowShare: 0.03, Lease: 8 * time.Second, WorkMax: 60 * time.Millisecond, Hostile: 0.002}
+		DieShare: 0.04, SlowShare: 0.03, Lease: 4 * time.Second, WorkMax: 60 * time.Millisecond, Hostile: 0.002}
 }
 
 // SeedOddities writes what a real keyspace accumulates and the dashboard

@@ -32,7 +32,7 @@ func DefaultKeyMap() KeyMap {
 		Bottom:     b([]string{"G", "end"}, "G", "last"),
 		PageUp:     b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
 		PageDown:   b([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Next:       b([]string{"tab"}, "tab", "pane"),
+		Next:       b([]string{"tab"}, "tab", "next pane"),
 		Prev:       b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Enter:      b([]string{"enter"}, "enter", "open"),
 		Back:       b([]string{"esc"}, "esc", "back, cancel"),

@@ -89,14 +89,14 @@ func (m Model) statusBar() string {
 		if s.Cluster {
 			kind = "cluster"
 		}
-		add(kind+" "+safe.Text(m.opt.Target), 3)
+		add(kind+" "+safe.Text(m.opt.Target), 1)
 		up, total := s.NodesUp()
 		ns := fmt.Sprintf("%d/%d primaries", up, total)
 		if up < total {
 			ns = th.Bad.Render(ns)
 		}
 		add(ns, 1)
-		add(fmt.Sprintf("%s queues", human(int64(len(s.Queues)))), 2)
+		add(fmt.Sprintf("%s queues", human(int64(len(s.Queues)))), 1)
 		p, a, e := s.Totals()
 		add(fmt.Sprintf("%s pending", human(p)), 2)
 		add(fmt.Sprintf("%s active", human(a)), 2)

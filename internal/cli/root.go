@@ -34,7 +34,7 @@ func (r *rootFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
 	fs.DurationVar(&r.window, "window", 60*time.Second, "the lease timeline spans now±`window`")
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action; no write command can be sent")
-	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light or mono")
+	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
 	fs.BoolVar(&r.noColor, "no-color", false, "no colour (also when $NO_COLOR is set)")
 	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
 }

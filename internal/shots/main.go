@@ -1,0 +1,122 @@
+// Command shots makes the README's screenshots from the real program: it
+// builds emqtop, runs `emqtop demo` in a tmux window of 120×40, drives it
+// with send-keys, captures each scene with capture-pane and renders it to
+// SVG, and to PNG when rsvg-convert (librsvg2-bin) is there.
+//
+//	go run ./internal/shots [-out screenshots]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const (
+	width  = 120
+	height = 40
+)
+
+type scene struct {
+	name, title string
+	keys        [][]string // each a send-keys call, with a pause after
+	after       [][]string // keys that put the screen back
+}
+
+var scenes = []scene{
+	{name: "overview", title: "emqtop: the overview"},
+	{name: "heatmap", title: "The heatmap with the cursor on a slot",
+		keys:  [][]string{{"Tab"}, {"Right", "Right", "Right", "Right", "Right", "Right", "Down"}},
+		after: [][]string{{"BTab"}}},
+	{name: "stuck", title: "The active pane and the lease timeline with stuck jobs",
+		keys:  [][]string{{"/"}, {"o", "r", "d", "e", "r", "s"}, {"Enter"}, {"BTab"}},
+		after: [][]string{}},
+	{name: "requeue", title: "The requeue confirmation, fenced by attempts",
+		keys:  [][]string{{"r"}},
+		after: [][]string{{"n"}, {"Escape"}}},
+	{name: "drain", title: "The drain confirmation asks for the queue's name",
+		keys:  [][]string{{"D"}, {"o", "r", "d"}},
+		after: [][]string{{"Escape"}, {"Escape"}}},
+	{name: "help", title: "The help",
+		keys:  [][]string{{"?"}},
+		after: [][]string{{"Escape"}}},
+}
+
+func run(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+func main() {
+	out := flag.String("out", "screenshots", "directory for the images")
+	warm := flag.Duration("warm", 25*time.Second, "let the demo run this long first (stuck jobs need a lease to run out)")
+	flag.Parse()
+	if err := shoot(*out, *warm); err != nil {
+		fmt.Fprintln(os.Stderr, "shots:", err)
+		os.Exit(1)
+	}
+}
+
+func shoot(out string, warm time.Duration) error {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return fmt.Errorf("tmux is needed: apt-get install tmux")
+	}
+	tmp, err := os.MkdirTemp("", "emqtop-shots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "emqtop")
+	if o, err := run("go", "build", "-o", bin, "."); err != nil {
+		return fmt.Errorf("build: %v %s", err, o)
+	}
+	session := fmt.Sprintf("emqtop-shots-%d", os.Getpid())
+	cmd := fmt.Sprintf("TERM=xterm-256color %s demo --audit-log %s", bin, filepath.Join(tmp, "audit.log"))
+	if _, err := run("tmux", "new-session", "-d", "-s", session, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), cmd); err != nil {
+		return err
+	}
+	defer run("tmux", "kill-session", "-t", session)
+	fmt.Printf("demo running; waiting %v for stuck jobs…\n", warm)
+	time.Sleep(warm)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, sc := range scenes {
+		for _, k := range sc.keys {
+			if _, err := run("tmux", append([]string{"send-keys", "-t", session}, k...)...); err != nil {
+				return err
+			}
+			time.Sleep(400 * time.Millisecond)
+		}
+		time.Sleep(1200 * time.Millisecond) // a poll lands
+		raw, err := run("tmux", "capture-pane", "-p", "-e", "-t", session)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(out, sc.name+".svg")
+		if err := os.WriteFile(path, []byte(svg(parse(raw, width, height), sc.title)), 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote", path)
+		if _, err := exec.LookPath("rsvg-convert"); err == nil {
+			png := strings.TrimSuffix(path, ".svg") + ".png"
+			if o, err := run("rsvg-convert", "-o", png, path); err != nil {
+				fmt.Println("no PNG:", o)
+			} else {
+				fmt.Println("wrote", png)
+			}
+		}
+		for _, k := range sc.after {
+			run("tmux", append([]string{"send-keys", "-t", session}, k...)...)
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	return nil
+}
