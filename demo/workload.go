@@ -49,7 +49,11 @@ type Workload struct {
 
 	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
 	lastErr                                                   atomic.Value
+	producing                                                 atomic.Bool
 }
+
+// StopProducing ends the producers; the workers go on with what is queued.
+func (w *Workload) StopProducing() { w.producing.Store(false) }
 
 // New builds a workload; Run starts it.
 func New(c valkey.Client, cfg Config) *Workload {
@@ -66,6 +70,7 @@ func New(c valkey.Client, cfg Config) *Workload {
 		cfg.WorkMax = 50 * time.Millisecond
 	}
 	w := &Workload{cfg: cfg, c: c}
+	w.producing.Store(true)
 	w.queues = append(w.queues, Named...)
 	for i := 0; i < cfg.Synthetic; i++ {
 		w.queues = append(w.queues, fmt.Sprintf("tenant-%03d", i))
@@ -156,7 +161,7 @@ func (w *Workload) produce(ctx context.Context, r *rand.Rand) {
 			}
 			owed += w.cfg.Rate * factor / 100
 			for ; owed >= 1; owed-- {
-				if w.cfg.Total > 0 && w.enqueued.Load() >= w.cfg.Total {
+				if (w.cfg.Total > 0 && w.enqueued.Load() >= w.cfg.Total) || !w.producing.Load() {
 					return
 				}
 				q := w.pick(r)

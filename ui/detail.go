@@ -72,6 +72,9 @@ func (d *detailView) view(th *theme.Theme, w, h int) string {
 	size := "…"
 	if d.done && d.d.Exists {
 		size = safe.Size(d.d.PayloadLen)
+		if d.d.PayloadLen > len(d.d.Payload) {
+			size += th.Warn.Render(fmt.Sprintf(" (showing the first %s)", safe.Size(len(d.d.Payload))))
+		}
 	}
 	row := func(k, v string) string { return th.Header.Render(fmt.Sprintf(" %-9s", k)) + " " + v }
 	lines := []string{

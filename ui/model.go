@@ -505,3 +505,7 @@ type detailView struct {
 
 // Snapshot is the last snapshot the model folded, for tests and tools.
 func (m Model) Snapshot() *model.Snapshot { return m.snap }
+
+// SnapshotMsg wraps a snapshot as the message a poll delivers, for tests
+// and tools that drive the model without its poll loop.
+func SnapshotMsg(s *model.Snapshot) tea.Msg { return snapshotMsg{snap: s} }

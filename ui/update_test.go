@@ -344,7 +344,7 @@ func TestNoPermTurnsReadOnly(t *testing.T) {
 func TestHostileNeverRaw(t *testing.T) {
 	src := &fakeSource{snap: fixture(0)}
 	src.jobs = map[string]model.JobDetail{stuckID: {Queue: "orders", ID: stuckID, Exists: true, State: "active\x1b[5m", Attempts: "2",
-		Payload: hostile + strings.Repeat("A", 70000), PayloadLen: 16 << 20}}
+		Payload: hostile + strings.Repeat("A", 64<<10-len(hostile)), PayloadLen: 16 << 20}}
 	m := ready(src, 120, 40, Options{})
 	m = press(m, "shift+tab", "enter")
 	d, _ := src.Job(context.Background(), "orders", stuckID)
@@ -356,7 +356,7 @@ func TestHostileNeverRaw(t *testing.T) {
 			t.Errorf("%q reached the screen", bad)
 		}
 	}
-	if !strings.Contains(v, `\x1b]52;c;`) || !strings.Contains(v, "16.0 MiB") {
+	if !strings.Contains(v, `\x1b]52;c;`) || !strings.Contains(v, "16.0 MiB (showing the first 64.0 KiB)") {
 		t.Errorf("the payload is not shown escaped with its size:\n%s", v)
 	}
 }

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/poller"
+	"github.com/echomq/emqtop/theme"
+	"github.com/echomq/emqtop/ui"
+)
+
+// corpusWord reads a Go-quoted string or a bare word.
+func corpusWords(line string) ([]string, error) {
+	var out []string
+	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+		if line[0] == '"' {
+			q, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				return nil, err
+			}
+			s, _ := strconv.Unquote(q)
+			out = append(out, s)
+			line = line[len(q):]
+			continue
+		}
+		w, rest, _ := strings.Cut(line, " ")
+		out = append(out, w)
+		line = rest
+	}
+	return out, nil
+}
+
+func loadCorpus(t *testing.T, c valkey.Client) {
+	f, err := os.Open("../../testdata/hostile.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	now := time.Now().UnixMilli()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l == "" || l[0] == '#' {
+			continue
+		}
+		w, err := corpusWords(sc.Text())
+		if err != nil || len(w) != 4 {
+			t.Fatalf("corpus line %q: %v", sc.Text(), err)
+		}
+		typ, key, member, value := w[0], w[1], w[2], w[3]
+		if key == "@10KB-name" {
+			key = "emq:{" + strings.Repeat("n", 10240) + "}:pending"
+		}
+		if value == "@16MiB" {
+			value = strings.Repeat("\x1b[31m16 MiB of it", 16<<20/16) // 16 bytes × 1Mi
+		}
+		var cmd valkey.Completed
+		switch typ {
+		case "zset":
+			score := float64(now)
+			if n, ok := strings.CutPrefix(value, "now-"); ok {
+				d, _ := strconv.ParseInt(n, 10, 64)
+				score = float64(now - d)
+			}
+			cmd = c.B().Zadd().Key(key).ScoreMember().ScoreMember(score, member).Build()
+		case "hash":
+			cmd = c.B().Hset().Key(key).FieldValue().FieldValue(member, value).Build()
+		case "string":
+			cmd = c.B().Set().Key(key).Value(value).Build()
+		case "list":
+			cmd = c.B().Rpush().Key(key).Element(value).Build()
+		default:
+			t.Fatalf("corpus type %q", typ)
+		}
+		if err := c.Do(bg, cmd).Error(); err != nil {
+			t.Fatalf("load %q: %v", sc.Text(), err)
+		}
+	}
+}
+
+// rawBytes are what must never reach a terminal.
+var rawBytes = []string{"\x1b]", "\x07", "\x1b[2J", "\x1b[H", "\x1b[31m", "\x00", "\u009b", "\u202e", "\xff"}
+
+func noRaw(t *testing.T, where, s string) {
+	t.Helper()
+	for _, b := range rawBytes {
+		if strings.Contains(s, b) {
+			t.Errorf("%s: %q reached the output raw", where, b)
+		}
+	}
+}
+
+// TestHostileCorpus: no crash, a visible flag where the operator needs
+// one, nothing written, nothing raw on the terminal.
+func TestHostileCorpus(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	loadCorpus(t, c)
+	before := commandCalls(t, cl)
+	addr := cl.Nodes[0].Addr()
+
+	var out, errb bytes.Buffer
+	if rc := Main([]string{"--once", "--addr", addr}, &out, &errb); rc != 0 {
+		t.Fatalf("--once: rc %d %s", rc, errb.String())
+	}
+	table := out.String()
+	noRaw(t, "--once table", table+errb.String())
+	for _, want := range []string{"wt-pending", "WRONGTYPE emq:{wt-pending}:pending", "WRONGTYPE emq:{wt-active}:active",
+		"WRONGTYPE emq:{wt-schedule}:schedule", "foreign keys", "hostile"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("--once table lacks %q", want)
+		}
+	}
+	out.Reset()
+	if rc := Main([]string{"--once", "--json", "--addr", addr}, &out, &errb); rc != 0 {
+		t.Fatalf("--once --json: rc %d", rc)
+	}
+	noRaw(t, "--once --json", out.String())
+	if !strings.Contains(out.String(), `"attempts_unreadable": "NaN"`) || !strings.Contains(out.String(), `"valid": false`) {
+		t.Error("JSON does not flag the unreadable attempts and the invalid ids")
+	}
+
+	// the dashboard, on the hostile queue, with the 16 MiB payload opened
+	pc, _ := poller.Connect(poller.Config{Addrs: []string{addr}})
+	defer pc.Close()
+	p := poller.New(pc, poller.Options{})
+	defer p.Close()
+	if err := p.DiscoverAll(bg); err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	th, _ := theme.New(r, "dark")
+	var m tea.Model = ui.New(source{p, pc}, th, ui.Options{})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	// keys are sent without running their commands (timers); the job read
+	// that enter starts is run, since the detail view waits for it
+	step := func(msg tea.Msg, run bool) {
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		if run && cmd != nil {
+			m, _ = m.Update(cmd())
+		}
+	}
+	keyRunes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+	snap, _ := p.Poll(bg)
+	m, _ = m.Update(ui.SnapshotMsg(snap))
+	for _, k := range "/hostile" {
+		step(keyRunes(string(k)), false)
+	}
+	step(tea.KeyMsg{Type: tea.KeyEnter}, false)
+	snap, _ = p.Poll(bg) // SetDetail("hostile") came from the selection
+	m, _ = m.Update(ui.SnapshotMsg(snap))
+	noRaw(t, "dashboard", m.View())
+	view := m.View()
+	for _, want := range []string{"⚠id", "att NaN", "expired"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("dashboard lacks the flag %q:\n%s", want, view)
+		}
+	}
+	// open every active job, the 16 MiB one included
+	step(tea.KeyMsg{Type: tea.KeyShiftTab}, false)
+	sawBig := false
+	for i := 0; i < 6; i++ {
+		step(tea.KeyMsg{Type: tea.KeyEnter}, true)
+		v := m.View()
+		noRaw(t, "job detail", v)
+		sawBig = sawBig || strings.Contains(ansi.Strip(v), "MiB (showing the first 64.0 KiB)")
+		step(tea.KeyMsg{Type: tea.KeyEsc}, false)
+		step(tea.KeyMsg{Type: tea.KeyDown}, false)
+	}
+	if !sawBig {
+		t.Error("the 16 MiB payload never showed its size")
+	}
+	after := commandCalls(t, cl)
+	for _, cmd := range []string{"evalsha", "eval", "zadd", "hset", "del", "zrem", "set", "hincrby", "rpush"} {
+		if after[cmd] != before[cmd] {
+			t.Errorf("%s was sent by a read: %d → %d", cmd, before[cmd], after[cmd])
+		}
+	}
+}

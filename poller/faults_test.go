@@ -1,0 +1,253 @@
+package poller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+)
+
+// pollN polls n times, a little apart, and returns the last snapshot. A
+// poll that does not come back within a few per-node timeouts is a hang.
+func pollN(t *testing.T, p *Poller, n int) *model.Snapshot {
+	t.Helper()
+	var s *model.Snapshot
+	for i := 0; i < n; i++ {
+		done := make(chan struct{})
+		var err error
+		go func() { s, err = p.Poll(ctx); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(4 * p.opt.Timeout):
+			t.Fatalf("a poll hung for %v", 4*p.opt.Timeout)
+		}
+		if err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return s
+}
+
+func nodeStatus(s *model.Snapshot, addr string) *model.NodeStatus {
+	for i := range s.Nodes {
+		if s.Nodes[i].Addr == addr {
+			return &s.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// TestPrimaryKilled: the dead node is marked down within 2 polls while the
+// others stay fresh, and the poller follows the replica that takes over.
+func TestPrimaryKilled(t *testing.T) {
+	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, Replicas: 1})
+	c := vtest.Client(t, cl)
+	wctx, cancel := context.WithCancel(ctx)
+	w := demo.New(c, demo.Config{Seed: 1, Synthetic: 40, Rate: 300, Workers: 4, Lease: time.Minute, WorkMax: 5 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { w.Run(wctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(500 * time.Millisecond)
+	p := New(c, Options{Timeout: 500 * time.Millisecond, TopologyEvery: 500 * time.Millisecond})
+	defer p.Close()
+	if err := p.DiscoverAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dead := cl.Nodes[0].Addr()
+	cl.Kill(0)
+	s := pollN(t, p, 2)
+	if n := nodeStatus(s, dead); n == nil || n.Up() {
+		t.Fatalf("the killed node is not marked down after 2 polls: %+v", n)
+	}
+	for _, q := range s.Queues {
+		if q.Node != dead && (q.Stale || q.Err != "") {
+			t.Errorf("queue %s on a live node: stale %v err %q", q.Name, q.Stale, q.Err)
+		}
+	}
+	// the replica of node 0 (node 3) takes over its slots
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if o, err := cl.Owner(0); err == nil && o == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no failover within 20s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s = pollN(t, p, 2)
+	if o := s.Topology.OwnerOf(0); o == nil || o.Addr != cl.Nodes[3].Addr() {
+		t.Fatalf("2 polls after the failover the poller still says slot 0 is on %v", o)
+	}
+	for _, q := range s.Queues {
+		if q.Stale || q.Err != "" {
+			t.Errorf("after the failover queue %s: stale %v err %q", q.Name, q.Stale, q.Err)
+		}
+	}
+}
+
+// TestNodePaused: a SIGSTOPped node does not block the poll; it shows as
+// stale, the others stay fresh, and it recovers when resumed.
+func TestNodePaused(t *testing.T) {
+	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, NodeTimeout: 30 * time.Second})
+	c := vtest.Client(t, cl)
+	qs := map[string]want{}
+	for i := 0; i < 30; i++ {
+		qs[fmt.Sprintf("q-%d", i)] = want{pending: 2}
+	}
+	fill(t, c, qs)
+	p := New(c, Options{Timeout: 300 * time.Millisecond})
+	defer p.Close()
+	if err := p.DiscoverAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pollN(t, p, 1) // the queues discovered by the last pass get their figures
+	if err := cl.Pause(1); err != nil {
+		t.Fatal(err)
+	}
+	paused := cl.Nodes[1].Addr()
+	s := pollN(t, p, 3)
+	n := nodeStatus(s, paused)
+	if n == nil || n.Err == "" || n.LastGood.IsZero() {
+		t.Fatalf("the paused node: %+v", n)
+	}
+	for _, q := range s.Queues {
+		if (q.Node == paused) != q.Stale || q.Pending != 2 {
+			t.Errorf("queue %s on %s: stale %v pending %d", q.Name, q.Node, q.Stale, q.Pending)
+		}
+	}
+	cl.Resume(1)
+	s = pollN(t, p, 3)
+	if n := nodeStatus(s, paused); n == nil || n.Err != "" {
+		t.Errorf("the resumed node: %+v", n)
+	}
+	for _, q := range s.Queues {
+		if q.Stale {
+			t.Errorf("queue %s still stale after the resume", q.Name)
+		}
+	}
+}
+
+// TestServerRestarted: a restarted server (its scripts and data gone) is
+// reconnected to by itself and polled again.
+func TestServerRestarted(t *testing.T) {
+	cl, c := vtest.Cluster(t, 0)
+	fill(t, c, map[string]want{"orders": {pending: 3}})
+	p := New(c, Options{Timeout: 500 * time.Millisecond})
+	defer p.Close()
+	pollN(t, p, 1)
+	if err := cl.Restart(0); err != nil {
+		t.Fatal(err)
+	}
+	pollN(t, p, 2) // reconnect, NOSCRIPT → reload
+	// the writes come from a fresh client: the test's own first one may lose
+	// a write to the dead connection, which is not what this test is about
+	fill(t, vtest.Client(t, cl), map[string]want{"orders": {pending: 4}})
+	if err := p.DiscoverAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := pollN(t, p, 1)
+	if q := s.Queue("orders"); q == nil || q.Pending != 4 || q.Err != "" || q.Stale {
+		t.Errorf("after the restart: %+v", q)
+	}
+	if n := s.Nodes[0]; n.Err != "" {
+		t.Errorf("node error after the restart: %s", n.Err)
+	}
+}
+
+// TestSlotsMoveWhilePollingAndActing: slots move between primaries while
+// the poller polls and requeue-expired and drain run; no error is left once
+// the move ends, the counts are right after it, and no job is lost.
+func TestSlotsMoveWhilePollingAndActing(t *testing.T) {
+	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 2})
+	c := vtest.Client(t, cl)
+	// queues in node 0's slots, with expired and pending jobs
+	var names []string
+	for i := 0; len(names) < 12; i++ {
+		q := fmt.Sprintf("mv-%d", i)
+		if keyspace.QueueSlot(q) < 8192 {
+			names = append(names, q)
+		}
+	}
+	wants := map[string]want{}
+	for _, q := range names {
+		wants[q] = want{pending: 30, expired: 5, active: 2}
+	}
+	fill(t, c, wants)
+	p := New(c, Options{Timeout: time.Second, TopologyEvery: 300 * time.Millisecond})
+	defer p.Close()
+	if err := p.DiscoverAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	polled := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				polled <- nil
+				return
+			default:
+			}
+			if _, err := p.Poll(ctx); err != nil {
+				polled <- err
+				return
+			}
+		}
+	}()
+	// move every slot of the queues, while acting on half of them
+	acted := make(chan error, 1)
+	go func() {
+		for i, q := range names {
+			if i%2 == 0 {
+				if _, err := echomq.RequeueExpired(ctx, c, q, 0); err != nil {
+					acted <- fmt.Errorf("requeue-expired %s: %w", q, err)
+					return
+				}
+			} else if _, err := echomq.Drain(ctx, c, q); err != nil {
+				acted <- fmt.Errorf("drain %s: %w", q, err)
+				return
+			}
+		}
+		acted <- nil
+	}()
+	for _, q := range names {
+		s := int(keyspace.QueueSlot(q))
+		if err := cl.MoveSlots(0, 1, s, s); err != nil {
+			t.Fatalf("move slot %d: %v", s, err)
+		}
+	}
+	if err := <-acted; err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	if err := <-polled; err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond) // a topology refresh
+	s := pollN(t, p, 2)
+	for i, q := range names {
+		got := s.Queue(q)
+		if got == nil || got.Err != "" || got.Stale || got.Node != cl.Nodes[1].Addr() {
+			t.Errorf("%s after the move: %+v", q, got)
+			continue
+		}
+		// conservation: requeue-expired moved 5 to pending; drain removed
+		// the pending; active ones are untouched either way
+		wantP, wantA := int64(35), int64(2)
+		if i%2 == 1 {
+			wantP, wantA = 0, 7
+		}
+		if got.Pending != wantP || got.Active != wantA {
+			t.Errorf("%s: pending %d active %d, want %d %d", q, got.Pending, got.Active, wantP, wantA)
+		}
+	}
+}
