@@ -277,11 +277,16 @@ func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan
 	replies := nc.DoMulti(ctx, cmds...)
 	res.commands += len(cmds)
 	res.trips++
-	if replies[0].Error() == nil {
+	loadErr := replies[0].Error()
+	if loadErr == nil {
 		st.loaded = true
 	}
 	for i, bi := range retry {
 		if err := replies[at[i]].Error(); err != nil {
+			if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() && loadErr != nil {
+				// say why the script is missing: a user without script|load
+				err = fmt.Errorf("SCRIPT LOAD refused: %w", loadErr)
+			}
 			res.batchErr[bi] = err
 			continue
 		}

@@ -36,7 +36,7 @@ type Options struct {
 	Window          time.Duration // the lease timeline spans now±Window [60s]
 	Buckets         int           // timeline buckets on each side of now [30]
 	QueuesPerScript int           // queues in one snapshot script at most [64]
-	ScanCount       int           // SCAN COUNT per node per poll [1000]
+	ScanCount       int           // SCAN COUNT per node per poll [10000]
 	Pinned          []string      // poll these queues only; no discovery
 	Replicas        bool          // read from replicas where it is safe
 	TopologyEvery   time.Duration // refresh the topology this often [5s]
@@ -65,7 +65,7 @@ func (o *Options) defaults() {
 		o.QueuesPerScript = 64
 	}
 	if o.ScanCount <= 0 {
-		o.ScanCount = 1000
+		o.ScanCount = 10000
 	}
 	if o.TopologyEvery <= 0 {
 		o.TopologyEvery = 5 * time.Second

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -206,6 +207,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case snapshotMsg:
 		m.inFlight = false
+		if msg.err == nil && msg.snap == nil {
+			msg.err = errors.New("the source returned no snapshot")
+		}
 		if msg.err != nil {
 			m.pollErr = msg.err
 			m.errs++

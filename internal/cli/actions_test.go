@@ -334,4 +334,26 @@ func TestReadOnlyUser(t *testing.T) {
 	if bytes.Contains(b, []byte("reader-secret")) {
 		t.Error("the password leaked into the audit log")
 	}
+	// a wrong password: the error says so and does not repeat it
+	os.WriteFile(pw, []byte("wrong-secret\n"), 0o600)
+	out.Reset()
+	errb.Reset()
+	if rc := Main(append([]string{"--once"}, base...), &out, &errb); rc != 1 || strings.Contains(errb.String(), "wrong-secret") ||
+		!strings.Contains(strings.ToUpper(errb.String()), "WRONGPASS") {
+		t.Errorf("wrong password: rc %d %q", rc, errb.String())
+	}
+	// a user who may not run the snapshot gets an error naming what is missing
+	for _, n := range cl.Nodes {
+		conn, _ := localcluster.Dial(n.Addr())
+		conn.Do("ACL", "SETUSER", "blind", "on", ">blind-secret", "~*", "-@all", "+@read", "+@connection",
+			"+cluster|shards", "+cluster|nodes", "+info", "+time")
+		conn.Close()
+	}
+	os.WriteFile(pw, []byte("blind-secret\n"), 0o600)
+	out.Reset()
+	errb.Reset()
+	rc := Main([]string{"--once", "--addr", cl.Nodes[0].Addr(), "--user", "blind", "--password-file", pw}, &out, &errb)
+	if all := out.String() + errb.String(); rc == 0 || !strings.Contains(all, "no permissions to run the '") {
+		t.Errorf("the missing permission is not named: rc %d\n%s", rc, all)
+	}
 }

@@ -32,11 +32,19 @@ type Options struct {
 	Dir string
 	// Extra lines appended to every server's configuration.
 	Extra []string
+	// TLS, when set, gives every node a TLS port beside its plain one (the
+	// helpers keep using the plain port) and turns on TLS for the cluster
+	// bus and replication.
+	TLS *TLSFiles
 }
+
+// TLSFiles are the PEM files of a TLS setup.
+type TLSFiles struct{ Cert, Key, CA string }
 
 // Node is one server process.
 type Node struct {
 	Port    int
+	TLSPort int    // 0 without TLS
 	ID      string // cluster node id; "" for a standalone server
 	Primary int    // index of its primary in Cluster.Nodes; -1 for a primary
 	conf    string
@@ -47,6 +55,18 @@ type Node struct {
 
 // Addr is the node's host:port.
 func (n *Node) Addr() string { return "127.0.0.1:" + strconv.Itoa(n.Port) }
+
+// TLSAddr is the node's TLS host:port.
+func (n *Node) TLSAddr() string { return "127.0.0.1:" + strconv.Itoa(n.TLSPort) }
+
+// TLSAddrs are the TLS addresses of every node.
+func (c *Cluster) TLSAddrs() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.TLSAddr()
+	}
+	return out
+}
 
 // Cluster is what Start started.
 type Cluster struct {
@@ -112,13 +132,22 @@ func (c *Cluster) start() error {
 	if err != nil {
 		return err
 	}
+	var tlsPorts []int
+	if c.opts.TLS != nil {
+		if tlsPorts, err = freePorts(total, false); err != nil {
+			return err
+		}
+	}
 	for i, port := range ports {
 		n := &Node{Port: port, Primary: -1}
+		if tlsPorts != nil {
+			n.TLSPort = tlsPorts[i]
+		}
 		if c.opts.Primaries > 0 && i >= c.opts.Primaries {
 			n.Primary = (i - c.opts.Primaries) % c.opts.Primaries
 		}
 		n.conf = filepath.Join(c.dir, fmt.Sprintf("node-%d.conf", port))
-		if err := os.WriteFile(n.conf, []byte(c.config(port)), 0o600); err != nil {
+		if err := os.WriteFile(n.conf, []byte(c.config(port, n.TLSPort)), 0o600); err != nil {
 			return err
 		}
 		c.Nodes = append(c.Nodes, n)
@@ -139,7 +168,7 @@ func (c *Cluster) start() error {
 	return c.form()
 }
 
-func (c *Cluster) config(port int) string {
+func (c *Cluster) config(port, tlsPort int) string {
 	timeout := c.opts.NodeTimeout
 	if timeout == 0 {
 		timeout = 2 * time.Second
@@ -161,6 +190,14 @@ func (c *Cluster) config(port int) string {
 			"cluster-node-timeout "+strconv.FormatInt(timeout.Milliseconds(), 10),
 			"cluster-require-full-coverage no",
 		)
+	}
+	if t := c.opts.TLS; t != nil {
+		lines = append(lines, "tls-port "+strconv.Itoa(tlsPort), "tls-cert-file "+t.Cert, "tls-key-file "+t.Key,
+			"tls-ca-cert-file "+t.CA, "tls-auth-clients no", "tls-replication yes")
+		if c.opts.Primaries > 0 {
+			// the bus stays plain; clients are told the TLS port
+			lines = append(lines, "cluster-announce-port "+strconv.Itoa(tlsPort), "cluster-announce-tls-port "+strconv.Itoa(tlsPort))
+		}
 	}
 	lines = append(lines, c.opts.Extra...)
 	return strings.Join(lines, "\n") + "\n"

@@ -206,7 +206,7 @@ func (c *Cluster) Owner(slot int) (int, error) {
 			}
 			port, _ := m[1].(int64)
 			for j, x := range c.Nodes {
-				if int64(x.Port) == port {
+				if int64(x.Port) == port || (x.TLSPort != 0 && int64(x.TLSPort) == port) {
 					return j, nil
 				}
 			}
