@@ -85,7 +85,9 @@ func median(d []time.Duration) time.Duration {
 
 type src struct{ *poller.Poller }
 
-func (src) Job(context.Context, string, string) (model.JobDetail, error) { return model.JobDetail{}, nil }
+func (src) Job(context.Context, string, string) (model.JobDetail, error) {
+	return model.JobDetail{}, nil
+}
 
 func BenchmarkLoad(b *testing.B) {
 	cl := localcluster.ForTest(b, localcluster.Options{Primaries: 3})
