@@ -118,6 +118,16 @@ func Connect(c Config) (valkey.Client, error) {
 	return cl, nil
 }
 
+// Dialer makes single-node clients with the same options (TLS, user,
+// password, read-only guard), for nodes the cluster client leaves out.
+func (c Config) Dialer() func(addr string) (valkey.Client, error) {
+	return func(addr string) (valkey.Client, error) {
+		one := c
+		one.URL, one.Addrs, one.Standalone, one.Replicas = "", []string{addr}, true, false
+		return Connect(one)
+	}
+}
+
 // Target names what the configuration connects to, with no secret in it.
 func (c Config) Target() string {
 	if c.URL != "" {

@@ -69,6 +69,15 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 		np := get(topo.Nodes[i].Addr, true)
 		np.scan = len(p.opt.Pinned) == 0
 	}
+	if p.opt.Replicas {
+		// replicas are asked too, so their server version (and so whether
+		// they may serve snapshots) and their health are known
+		for _, n := range topo.Nodes {
+			if n.Role == model.RoleReplica {
+				get(n.Addr, false)
+			}
+		}
+	}
 	if o := topo.OwnerOf(keyspace.Slot(keyspace.VersionKey)); o != nil {
 		get(o.Addr, true).version = true
 	}
@@ -175,6 +184,11 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	start := time.Now()
 	var cmds []valkey.Completed
 	add := func(c valkey.Completed) int { cmds = append(cmds, c); return len(cmds) - 1 }
+	if !np.primary && len(np.batches) > 0 {
+		// a replica serves reads only on a READONLY connection; a pipeline
+		// runs on one connection, so this covers the scripts after it
+		add(nc.B().Readonly().Build())
+	}
 	iTime := add(nc.B().Time().Build())
 	iInfo, iLoad, iVer, iScan := -1, -1, -1, -1
 	if st.server == "" {

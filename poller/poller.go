@@ -40,6 +40,9 @@ type Options struct {
 	Pinned          []string      // poll these queues only; no discovery
 	Replicas        bool          // read from replicas where it is safe
 	TopologyEvery   time.Duration // refresh the topology this often [5s]
+	// Dial makes a client for one node that the cluster client does not
+	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
+	Dial func(addr string) (valkey.Client, error)
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -108,6 +111,7 @@ type Poller struct {
 
 	keyCache map[string]keyspace.QueueKeys
 
+	dialed  map[string]valkey.Client // clients of our own, from Options.Dial
 	nodes   map[string]*nodeState
 	last    map[string]model.Queue // the last good reading of each queue
 	version string
@@ -118,13 +122,40 @@ func New(c valkey.Client, opt Options) *Poller {
 	opt.defaults()
 	return &Poller{c: c, opt: opt, detail: map[string]bool{}, window: opt.Window,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		nodes: map[string]*nodeState{}, keyCache: map[string]keyspace.QueueKeys{}, last: map[string]model.Queue{}}
+		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{}, last: map[string]model.Queue{}}
 }
 
 // Close stops the topology refresher; the client is the caller's.
 func (p *Poller) Close() {
 	p.stopOnce.Do(func() { close(p.stop) })
 	p.wg.Wait()
+	for _, c := range p.dialed {
+		c.Close()
+	}
+}
+
+// clients are the per-node clients: valkey-go's, and, for nodes of the
+// topology it does not hand out, ones of our own.
+func (p *Poller) clients(topo *model.Topology) map[string]valkey.Client {
+	cs := p.c.Nodes()
+	if p.opt.Dial == nil {
+		return cs
+	}
+	for _, n := range topo.Nodes {
+		if _, ok := cs[n.Addr]; ok {
+			continue
+		}
+		c, ok := p.dialed[n.Addr]
+		if !ok {
+			var err error
+			if c, err = p.opt.Dial(n.Addr); err != nil {
+				continue // reported as "no connection" by run
+			}
+			p.dialed[n.Addr] = c
+		}
+		cs[n.Addr] = c
+	}
+	return cs
 }
 
 // SetDetail names the queues whose job lists and histogram are read.
@@ -230,7 +261,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	detail := p.detail
 	p.mu.Unlock()
 
-	clients := p.c.Nodes()
+	clients := p.clients(topo)
 	queues := p.queues(topo)
 	plans := p.plan(topo, queues, clients, detail)
 	results := p.run(ctx, plans, clients)
@@ -241,7 +272,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 		p.mu.Lock()
 		topo = p.topo
 		p.mu.Unlock()
-		clients = p.c.Nodes()
+		clients = p.clients(topo)
 		results = append(results, p.run(ctx, p.replan(topo, clients, redo), clients)...)
 	}
 	snap := p.assemble(topo, queues, results)

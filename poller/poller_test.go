@@ -229,3 +229,53 @@ func TestForeignKeysAreCollected(t *testing.T) {
 		t.Fatalf("foreign %d %+v, queues %d", s.ForeignCount, s.ForeignKeys, len(s.Queues))
 	}
 }
+
+// TestReplicasOnRedis7: --replicas on servers older than Valkey 8 reads
+// from the primaries and says why; on Valkey 8 it reads from replicas.
+func TestReplicasOnOlderServers(t *testing.T) {
+	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, Replicas: 1})
+	cfg := Config{Addrs: cl.Addrs()[:1], Replicas: true, ReadOnly: true}
+	c, err := Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fill(t, vtest.Client(t, cl), map[string]want{"orders": {pending: 2}, "fills": {pending: 1}})
+	p, _ := pollAll(t, c, Options{Replicas: true, Dial: cfg.Dialer()})
+	s, err := p.Poll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, s, map[string]want{"orders": {pending: 2}, "fills": {pending: 1}})
+	var replicas int
+	for _, n := range s.Nodes {
+		if n.Role == model.RoleReplica {
+			replicas++
+		}
+	}
+	if replicas != 3 {
+		t.Fatalf("%d replicas in the topology", replicas)
+	}
+	for _, n := range s.Nodes {
+		if n.Err != "" || n.Server == "" {
+			t.Errorf("node %s %s: server %q err %q", n.Addr, n.Role, n.Server, n.Err)
+		}
+	}
+	server := s.Nodes[len(s.Nodes)-1].Server
+	if replicaSafe(server) {
+		for _, q := range s.Queues {
+			if q.ReadFrom == q.Node {
+				t.Errorf("%s read from its primary on %s", q.Name, server)
+			}
+		}
+		return
+	}
+	if len(s.Notes) == 0 || !strings.Contains(strings.Join(s.Notes, " "), "from its primary") {
+		t.Errorf("no note on why replicas are not read (%s): %v", server, s.Notes)
+	}
+	for _, q := range s.Queues {
+		if q.ReadFrom != q.Node {
+			t.Errorf("%s read from %s, not its primary %s, on %s", q.Name, q.ReadFrom, q.Node, server)
+		}
+	}
+}

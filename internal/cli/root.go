@@ -69,7 +69,7 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 		return poller.Options{}, errors.New("--window must be positive")
 	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
-		Replicas: cfg.Replicas, Window: r.window}, nil
+		Replicas: cfg.Replicas, Window: r.window, Dial: cfg.Dialer()}, nil
 }
 
 // runRoot is emqtop without a subcommand: the dashboard, or --once.
