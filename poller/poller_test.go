@@ -279,3 +279,26 @@ func TestReplicasOnOlderServers(t *testing.T) {
 		}
 	}
 }
+
+// TestVanishedQueueDropped: a queue whose keys are gone leaves the
+// snapshot after the next full discovery pass, and no sooner than that.
+func TestVanishedQueueDropped(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	fill(t, c, map[string]want{"orders": {pending: 1}, "fills": {pending: 1}})
+	p, s := pollAll(t, c, Options{})
+	if s.Queue("orders") == nil {
+		t.Fatal("orders not discovered")
+	}
+	k, _ := keyspace.KeysOf("orders")
+	if err := c.Do(ctx, c.B().Del().Key(k.Pending).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if s, _ = p.Poll(ctx); s.Queue("orders") == nil {
+			break
+		}
+	}
+	if s.Queue("orders") != nil || s.Queue("fills") == nil {
+		t.Errorf("after full passes: orders %v, fills %v", s.Queue("orders") != nil, s.Queue("fills") != nil)
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -46,16 +49,38 @@ func newTheme(out io.Writer, name string, noColor bool) (*theme.Theme, error) {
 	return theme.New(r, name)
 }
 
-// runDashboard runs the TUI against the poller.
+// runDashboard runs the TUI against the poller, until q or a signal.
 func runDashboard(r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return runTUI(ctx, "emqtop", r, cfg, opt, stdout, stderr)
+}
+
+// MemoryLimit is the dashboard's soft memory limit (unless GOMEMLIMIT is
+// set): with 50,000 queues a poll makes tens of MB of garbage, and without
+// a limit the heap grows to twice what is live before the GC returns it.
+const MemoryLimit = 96 << 20
+
+// LimitMemory applies MemoryLimit unless the environment sets its own.
+func LimitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
+	}
+}
+
+// runTUI connects, polls and runs the program; the dashboard and the demo
+// share it. The terminal is restored on exit, on error and on panic (Bubble
+// Tea catches panics in Update and View), and ctx ending quits the program.
+func runTUI(ctx context.Context, name string, r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
 	th, err := newTheme(stdout, r.theme, r.noColor)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", err)
+		fmt.Fprintln(stderr, name+":", err)
 		return exitUsage
 	}
+	LimitMemory()
 	c, err := poller.Connect(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		fmt.Fprintln(stderr, name+":", safe.Text(err.Error()))
 		return exitError
 	}
 	defer c.Close()
@@ -65,17 +90,18 @@ func runDashboard(r rootFlags, cfg poller.Config, opt poller.Options, stdout, st
 	if !r.readOnly {
 		a, err := newActions(c, cfg, r.auditLog)
 		if err != nil {
-			fmt.Fprintln(stderr, "emqtop:", err)
+			fmt.Fprintln(stderr, name+":", err)
 			return exitError
 		}
 		defer a.Close()
 		acts = a
 	}
-	m := ui.New(source{p, c}, th, ui.Options{Target: cfg.Target(), Interval: r.interval, Window: r.window,
+	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Interval: r.interval, Window: r.window,
 		ReadOnly: r.readOnly, Actions: acts})
 	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
+	go func() { <-ctx.Done(); prog.Quit() }()
 	if _, err := prog.Run(); err != nil {
-		fmt.Fprintln(stderr, "emqtop:", err)
+		fmt.Fprintln(stderr, name+":", err)
 		return exitError
 	}
 	return exitOK

@@ -10,12 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/echomq/emqtop/demo"
-	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 // runDemo starts servers of its own, runs the workload on them and opens
@@ -61,37 +57,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		return exitOK
 	}
-	th, err := newTheme(stdout, r.theme, r.noColor)
-	if err != nil {
-		fmt.Fprintln(stderr, "emqtop demo:", err)
-		return exitUsage
-	}
 	cfg := poller.Config{Addrs: env.Addrs, Timeout: 2 * time.Second, Standalone: env.Embedded, ReadOnly: r.readOnly}
-	c, err := poller.Connect(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, "emqtop demo:", safe.Text(err.Error()))
-		return exitError
-	}
-	defer c.Close()
-	p := poller.New(c, poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.window})
-	defer p.Close()
-	var acts ui.Actions
-	if !r.readOnly {
-		a, err := newActions(c, cfg, r.auditLog)
-		if err != nil {
-			fmt.Fprintln(stderr, "emqtop demo:", err)
-			return exitError
-		}
-		defer a.Close()
-		acts = a
-	}
-	m := ui.New(source{p, c}, th, ui.Options{Target: env.Target(), Interval: r.interval, Window: r.window,
-		ReadOnly: r.readOnly, Actions: acts})
-	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
-	go func() { <-ctx.Done(); prog.Quit() }()
-	if _, err := prog.Run(); err != nil {
-		fmt.Fprintln(stderr, "emqtop demo:", err)
-		return exitError
-	}
-	return exitOK
+	opt := poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.window}
+	return runTUI(ctx, "emqtop demo", r, cfg, opt, stdout, stderr)
 }
