@@ -267,7 +267,7 @@ func TestFenceWithSlowWorker(t *testing.T) {
 
 func TestQueuesSharingASlot(t *testing.T) {
 	_, c := vtest.Cluster(t, 3)
-	a, b := sharedSlotPair()
+	a, b := keyspace.SlotMates("tenant-")
 	if keyspace.QueueSlot(a) != keyspace.QueueSlot(b) {
 		t.Fatal("not a pair")
 	}
@@ -283,18 +283,5 @@ func TestQueuesSharingASlot(t *testing.T) {
 	}
 	if Ack(ctx, c, a, ja.ID, 1) != nil || Ack(ctx, c, b, jb.ID, 1) != nil {
 		t.Error("acks failed")
-	}
-}
-
-// sharedSlotPair finds two queue names on one slot.
-func sharedSlotPair() (string, string) {
-	seen := map[uint16]string{}
-	for i := 0; ; i++ {
-		q := fmt.Sprintf("tenant-%d", i)
-		s := keyspace.QueueSlot(q)
-		if p, ok := seen[s]; ok {
-			return p, q
-		}
-		seen[s] = q
 	}
 }

@@ -156,3 +156,10 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestSlotMates(t *testing.T) {
+	a, b := SlotMates("tenant-")
+	if a == b || QueueSlot(a) != QueueSlot(b) || ValidateQueue(a) != nil || ValidateQueue(b) != nil {
+		t.Errorf("SlotMates = %q %q (slots %d %d)", a, b, QueueSlot(a), QueueSlot(b))
+	}
+}

@@ -4,6 +4,8 @@
 // project; every other package builds its keys here.
 package keyspace
 
+import "strconv"
+
 // SlotCount is the number of hash slots of a Valkey Cluster.
 const SlotCount = 16384
 
@@ -66,4 +68,19 @@ func QueueSlot(queue string) uint16 {
 		return crc16(queue) % SlotCount
 	}
 	return Slot(prefix + queue + "}:" + TypePending)
+}
+
+// SlotMates finds the first two names prefix0, prefix1, ... that land on
+// one slot: queues that share a slot share its scripts, and tests and
+// operators want such a pair at hand.
+func SlotMates(prefix string) (string, string) {
+	seen := map[uint16]string{}
+	for i := 0; ; i++ {
+		q := prefix + strconv.Itoa(i)
+		s := QueueSlot(q)
+		if p, ok := seen[s]; ok {
+			return p, q
+		}
+		seen[s] = q
+	}
 }

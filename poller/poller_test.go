@@ -58,16 +58,6 @@ func pollAll(t testing.TB, c valkey.Client, opt Options, detail ...string) (*Pol
 	return p, s
 }
 
-func sharedPair() (string, string) {
-	seen := map[uint16]string{}
-	for i := 0; ; i++ {
-		q := fmt.Sprintf("tenant-%d", i)
-		if p, ok := seen[keyspace.QueueSlot(q)]; ok {
-			return p, q
-		}
-		seen[keyspace.QueueSlot(q)] = q
-	}
-}
 
 func checkCounts(t *testing.T, s *model.Snapshot, wants map[string]want) {
 	t.Helper()
@@ -92,7 +82,7 @@ func checkCounts(t *testing.T, s *model.Snapshot, wants map[string]want) {
 
 func testCounts(t *testing.T, primaries int) {
 	cl, c := vtest.Cluster(t, primaries)
-	a, b := sharedPair()
+	a, b := keyspace.SlotMates("tenant-")
 	wants := map[string]want{
 		"orders": {pending: 5, active: 3, expired: 2},
 		"fills":  {pending: 0, active: 1, expired: 1},
@@ -162,7 +152,7 @@ func TestCountsStandalone(t *testing.T) { testCounts(t, 0) }
 func TestWrongTypeFailsOnlyItsQueue(t *testing.T) {
 	_, c := vtest.Cluster(t, 3)
 	// find a queue in the same slot as "orders"' neighbour so both share a script
-	a, b := sharedPair()
+	a, b := keyspace.SlotMates("tenant-")
 	fill(t, c, map[string]want{a: {pending: 3}, "orders": {pending: 1}})
 	ak, _ := keyspace.QueueKey(b, keyspace.TypeActive)
 	pk, _ := keyspace.QueueKey(b, keyspace.TypePending)

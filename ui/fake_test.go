@@ -100,7 +100,7 @@ func fixture(extra int) *model.Snapshot {
 		model.Queue{Name: "broken", Slot: keyspace.QueueSlot("broken"), Node: owner("broken"), OldestPendingAgeMs: -1,
 			Err: "WRONGTYPE emq:{broken}:active is not a sorted set"},
 	)
-	a, b := sharedPair()
+	a, b := keyspace.SlotMates("tenant-")
 	s.Queues = append(s.Queues,
 		model.Queue{Name: a, Slot: keyspace.QueueSlot(a), Node: owner(a), Pending: 7, OldestPendingAgeMs: 3000, ServerTimeMs: now},
 		model.Queue{Name: b, Slot: keyspace.QueueSlot(b), Node: owner(b), Pending: 1, Active: 1, OldestPendingAgeMs: 1000, ServerTimeMs: now})
@@ -122,16 +122,6 @@ func fixture(extra int) *model.Snapshot {
 	return s
 }
 
-func sharedPair() (string, string) {
-	seen := map[uint16]string{}
-	for i := 0; ; i++ {
-		q := fmt.Sprintf("tenant-%d", i)
-		if p, ok := seen[keyspace.QueueSlot(q)]; ok {
-			return p, q
-		}
-		seen[keyspace.QueueSlot(q)] = q
-	}
-}
 
 // asciiTheme renders with no colour, as the golden files are.
 func asciiTheme(name string) *theme.Theme {
