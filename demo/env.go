@@ -67,7 +67,7 @@ func Start(o EnvOptions) (*Env, error) {
 // Target names the demo for the status bar.
 func (e *Env) Target() string {
 	if e.Embedded {
-		return "embedded demo " + e.Addrs[0]
+		return "embedded demo"
 	}
 	return "demo " + e.Addrs[0]
 }

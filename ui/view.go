@@ -89,7 +89,7 @@ func (m Model) statusBar() string {
 		if s.Cluster {
 			kind = "cluster"
 		}
-		add(kind+" "+safe.Text(m.opt.Target), 1)
+		add(kind+" "+safe.Text(m.opt.Target), 3)
 		up, total := s.NodesUp()
 		ns := fmt.Sprintf("%d/%d primaries", up, total)
 		if up < total {
@@ -104,7 +104,7 @@ func (m Model) statusBar() string {
 		if e > 0 {
 			exp = th.Warn.Render(exp)
 		}
-		add(exp, 1)
+		add(exp, 0) // what the operator came for: it goes last
 	}
 	switch {
 	case m.opt.ReadOnly && m.paused:
