@@ -24,8 +24,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		byAddr[n.Addr] = len(snap.Nodes)
 		snap.Nodes = append(snap.Nodes, model.NodeStatus{Node: n})
 	}
-	fresh := make(map[string]model.Queue, len(queues))
-	failed := map[string]string{}
+	// indexed like queues: no map per poll
+	fresh := make([]model.Queue, len(queues))
+	got := make([]bool, len(queues))
+	failed := make([]string, len(queues))
 	for _, r := range results {
 		st := p.state(r.plan.addr)
 		ni, known := byAddr[r.plan.addr]
@@ -34,10 +36,15 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		snap.Poll.Scripts += len(r.plan.batches)
 		if r.err != nil {
 			msg := errText(r.err, p.opt.Timeout)
+			p.mu.Lock() // refreshTopology reads st.err
 			st.err = msg
-			p.kickTopology()
+			p.mu.Unlock()
+			p.kickTopology() // the refresher asks the nodes that answered first
 		} else if r.trips > 0 {
-			st.err, st.lastGood, st.latency = "", now, r.latency
+			p.mu.Lock()
+			st.err = ""
+			p.mu.Unlock()
+			st.lastGood, st.latency = now, r.latency
 			snap.ServerTimeMs = max(snap.ServerTimeMs, r.nowMs)
 		}
 		if known {
@@ -55,15 +62,15 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			}
 			if err := r.batchErr[bi]; err != nil {
 				if !errors.Is(err, errRedirected) {
-					for _, q := range b.queues {
-						failed[q] = errText(err, p.opt.Timeout)
+					for _, i := range b.idx {
+						failed[i] = errText(err, p.opt.Timeout)
 					}
 				}
 				continue
 			}
-			for _, row := range r.rows[bi] {
+			for k, row := range r.rows[bi] {
 				row.q.ReadFrom = r.plan.addr
-				fresh[row.q.Name] = row.q
+				fresh[b.idx[k]], got[b.idx[k]] = row.q, true
 			}
 		}
 	}
@@ -76,21 +83,20 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		n.Server, n.Latency, n.LastGood, n.Err = st.server, st.latency, st.lastGood, st.err
 	}
 	snap.Queues = make([]model.Queue, 0, len(queues))
-	for _, name := range queues {
-		q, ok := fresh[name]
+	for i, name := range queues {
+		q := fresh[i]
 		slot := keyspace.QueueSlot(name)
 		owner := topo.OwnerOf(slot)
 		switch {
-		case ok:
-			p.last[name] = q
+		case got[i]:
 		case owner == nil:
-			q = p.stale(name)
+			q = p.stale(i, name)
 			q.Err = fmt.Sprintf("slot %d is not covered by any node", slot)
-		case failed[name] != "":
-			q = p.stale(name)
-			q.Err = failed[name]
+		case failed[i] != "":
+			q = p.stale(i, name)
+			q.Err = failed[i]
 		default: // its node did not answer, or it was found this poll
-			q = p.stale(name)
+			q = p.stale(i, name)
 		}
 		q.Name, q.Slot = name, slot
 		if owner != nil {
@@ -105,18 +111,9 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			n.Expired += q.Expired
 		}
 	}
-	// forget queues that discovery dropped
-	if len(p.last) > len(queues) {
-		keep := make(map[string]bool, len(queues))
-		for _, q := range queues {
-			keep[q] = true
-		}
-		for q := range p.last {
-			if !keep[q] {
-				delete(p.last, q)
-			}
-		}
-	}
+	// the last good readings live on in this snapshot (stale ones copied
+	// forward), so it is what the next poll falls back on
+	p.prev, p.prevIdx = snap, nil
 	snap.Version = p.version
 	snap.DiscoveryComplete = len(p.opt.Pinned) > 0 || p.passComplete(snap, false)
 	p.foreignKeys(topo, snap)
@@ -133,9 +130,27 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	return snap
 }
 
-// stale is the last good reading of a queue, marked stale, or an empty one.
-func (p *Poller) stale(name string) model.Queue {
-	q, ok := p.last[name]
+// stale is the last reading of queue i of this poll's list, marked stale,
+// or an empty one. The previous snapshot usually lists the same queues in
+// the same order; when it does not, a name index is built once.
+func (p *Poller) stale(i int, name string) model.Queue {
+	var q model.Queue
+	ok := false
+	if p.prev != nil {
+		if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
+			q, ok = p.prev.Queues[i], true
+		} else {
+			if p.prevIdx == nil {
+				p.prevIdx = make(map[string]int, len(p.prev.Queues))
+				for j := range p.prev.Queues {
+					p.prevIdx[p.prev.Queues[j].Name] = j
+				}
+			}
+			if j, found := p.prevIdx[name]; found {
+				q, ok = p.prev.Queues[j], true
+			}
+		}
+	}
 	if !ok {
 		return model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
 	}

@@ -98,7 +98,12 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 		k, err := keyspace.Parse(key)
 		switch {
 		case err == nil && k.Type != keyspace.TypeJob && k.Type != keyspace.TypeMeta:
-			st.passSeen[k.Queue] = true
+			if !st.passSeen[k.Queue] {
+				st.passSeen[k.Queue] = true
+				if !st.known[k.Queue] {
+					p.setChanged()
+				}
+			}
 		case err == nil:
 			addForeign(st.passForeign, key, "a "+k.Type+" key holding a sorted set")
 		case errors.Is(err, keyspace.ErrNotEchoMQ):
@@ -109,10 +114,21 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 	res.scanned = e.Elements
 	st.cursor = strconv.FormatUint(e.Cursor, 10)
 	if e.Cursor == 0 {
+		if len(st.known) != len(st.passSeen) {
+			p.setChanged() // a queue vanished
+		}
 		st.known, st.passSeen = st.passSeen, map[string]bool{}
 		st.foreign, st.passForeign = st.passForeign, map[string]string{}
 		st.passes++
 	}
+}
+
+// setChanged marks the queue set as changed; scanned runs in the nodes'
+// goroutines, so the version is bumped under the lock.
+func (p *Poller) setChanged() {
+	p.mu.Lock()
+	p.qver++
+	p.mu.Unlock()
 }
 
 func addForeign(m map[string]string, key, reason string) {

@@ -56,7 +56,10 @@ func TestPrimaryKilled(t *testing.T) {
 	go func() { w.Run(wctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	time.Sleep(500 * time.Millisecond)
-	p := New(c, Options{Timeout: 500 * time.Millisecond, TopologyEvery: 500 * time.Millisecond})
+	// Dial: the promoted replica may not be among valkey-go's own node
+	// clients yet; the dashboard sets it the same way
+	p := New(c, Options{Timeout: 500 * time.Millisecond, TopologyEvery: 500 * time.Millisecond,
+		Dial: Config{Addrs: cl.Addrs()}.Dialer()})
 	defer p.Close()
 	if err := p.DiscoverAll(ctx); err != nil {
 		t.Fatal(err)

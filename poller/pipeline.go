@@ -19,10 +19,14 @@ type batch struct {
 	slot   uint16
 	owner  string // the primary that owns the slot
 	queues []string
+	idx    []int                // each queue's index in the poll's queue list
 	keys   []keyspace.QueueKeys // the queues' keys, built in plan
 	detail []bool
 	hist   bool // some queue of the batch wants the lease histogram
-	asking bool // send ASKING first (the slot is being imported there)
+	asking bool
+	// cmd is the batch's script, built once and pinned so that later polls
+	// of the same plan send it again without building it
+	cmd *valkey.Completed // send ASKING first (the slot is being imported there)
 }
 
 // nodePlan is everything one node is asked in one pipeline.
@@ -81,14 +85,14 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 	if o := topo.OwnerOf(keyspace.Slot(keyspace.VersionKey)); o != nil {
 		get(o.Addr, true).version = true
 	}
-	bySlot := map[uint16][]string{}
+	bySlot := map[uint16][]int{}
 	var slots []uint16
-	for _, q := range queues {
+	for i, q := range queues {
 		s := keyspace.QueueSlot(q)
 		if _, ok := bySlot[s]; !ok {
 			slots = append(slots, s)
 		}
-		bySlot[s] = append(bySlot[s], q)
+		bySlot[s] = append(bySlot[s], i)
 	}
 	for _, s := range slots {
 		owner := topo.OwnerOf(s)
@@ -100,8 +104,10 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 		qs := bySlot[s]
 		for len(qs) > 0 {
 			n := min(len(qs), p.opt.QueuesPerScript)
-			b := batch{slot: s, owner: owner.Addr, queues: qs[:n]}
-			for _, q := range qs[:n] {
+			b := batch{slot: s, owner: owner.Addr, idx: qs[:n]}
+			for _, i := range qs[:n] {
+				q := queues[i]
+				b.queues = append(b.queues, q)
 				b.keys = append(b.keys, p.keys(q))
 				b.detail = append(b.detail, p.opt.DetailAll || detail[q])
 				b.hist = b.hist || detail[q]
@@ -209,11 +215,21 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		nowHint = strconv.FormatInt(time.Now().Add(st.offset).UnixMilli(), 10)
 	}
 	var firstOf []int
-	for _, b := range np.batches {
+	for bi := range np.batches {
+		b := &np.batches[bi]
 		if b.asking {
 			add(nc.B().Asking().Build())
 		}
-		firstOf = append(firstOf, add(p.script(nc, b, edges, nowHint)))
+		switch {
+		case nowHint != "": // the time is an argument: built each poll
+			firstOf = append(firstOf, add(p.script(nc, *b, edges, nowHint)))
+		case b.cmd != nil:
+			firstOf = append(firstOf, add(*b.cmd))
+		default:
+			c := p.script(nc, *b, edges, "").Pin()
+			b.cmd = &c
+			firstOf = append(firstOf, add(c))
+		}
 	}
 	replies := nc.DoMulti(ctx, cmds...)
 	res.latency, res.commands, res.trips = time.Since(start), len(cmds), 1

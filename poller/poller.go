@@ -103,6 +103,7 @@ type Poller struct {
 	topoAt   time.Time
 	topoErr  error
 	detail   map[string]bool
+	dver     uint64 // bumped by SetDetail
 	window   time.Duration
 	kick     chan struct{}
 	stop     chan struct{}
@@ -111,10 +112,20 @@ type Poller struct {
 
 	keyCache map[string]keyspace.QueueKeys
 
-	dialed  map[string]valkey.Client // clients of our own, from Options.Dial
-	nodes   map[string]*nodeState
-	last    map[string]model.Queue // the last good reading of each queue
-	version string
+	dialed map[string]valkey.Client // clients of our own, from Options.Dial
+
+	// the queue set and the plan are rebuilt only when what they derive
+	// from changed: a poll of an unchanged keyspace redoes none of it
+	qver      uint64 // bumped when discovery changes the queue set
+	qcache    []string
+	qcacheVer uint64
+	qcacheTop *model.Topology
+	plans     []nodePlan
+	planKey   planKey
+	nodes     map[string]*nodeState
+	prev      *model.Snapshot // the last snapshot: stale queues fall back on it
+	prevIdx   map[string]int  // its queues by name, built when needed
+	version   string
 }
 
 // New makes a poller on c. Call Close when done.
@@ -122,7 +133,7 @@ func New(c valkey.Client, opt Options) *Poller {
 	opt.defaults()
 	return &Poller{c: c, opt: opt, detail: map[string]bool{}, window: opt.Window,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{}, last: map[string]model.Queue{}}
+		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{}}
 }
 
 // Close stops the topology refresher; the client is the caller's.
@@ -166,6 +177,7 @@ func (p *Poller) SetDetail(queues ...string) {
 	for _, q := range queues {
 		p.detail[q] = true
 	}
+	p.dver++
 }
 
 // SetWindow sets the span of the lease timeline, now±w.
@@ -191,11 +203,20 @@ func (p *Poller) Edges() []int64 {
 	return out
 }
 
-// refreshTopology reads the topology now.
+// refreshTopology reads the topology now, asking the nodes that answered
+// the last poll first.
 func (p *Poller) refreshTopology(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
 	defer cancel()
-	t, err := ReadTopology(ctx, p.c)
+	down := map[string]bool{}
+	p.mu.Lock()
+	for a, st := range p.nodes {
+		if st.err != "" {
+			down[a] = true
+		}
+	}
+	p.mu.Unlock()
+	t, err := readTopology(ctx, p.c, down)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.topoErr = err
@@ -263,7 +284,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 
 	clients := p.clients(topo)
 	queues := p.queues(topo)
-	plans := p.plan(topo, queues, clients, detail)
+	plans := p.cachedPlan(topo, queues, clients, detail)
 	results := p.run(ctx, plans, clients)
 	if redo := p.redirected(results); len(redo) > 0 {
 		// the slots moved under us: read the topology again and ask the
@@ -322,7 +343,9 @@ func (p *Poller) state(addr string) *nodeState {
 	st := p.nodes[addr]
 	if st == nil {
 		st = &nodeState{passSeen: map[string]bool{}, passForeign: map[string]string{}}
+		p.mu.Lock() // the topology refresher reads the map
 		p.nodes[addr] = st
+		p.mu.Unlock()
 	}
 	return st
 }
@@ -332,6 +355,10 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	if len(p.opt.Pinned) > 0 {
 		return p.opt.Pinned
 	}
+	if p.qcache != nil && p.qcacheVer == p.qver && p.qcacheTop == topo {
+		return p.qcache
+	}
+	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
 	set := map[string]bool{}
 	for _, i := range topo.Primaries() {
 		st := p.nodes[topo.Nodes[i].Addr]
@@ -350,5 +377,28 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		out = append(out, q)
 	}
 	sort.Strings(out)
+	p.qcache = out
 	return out
+}
+
+// planKey is what a plan derives from.
+type planKey struct {
+	topo   *model.Topology
+	qver   uint64
+	dver   uint64
+	window time.Duration
+}
+
+// cachedPlan reuses the last plan when nothing it derives from changed
+// (with --replicas the choice of node also depends on the replicas'
+// state, so it is planned afresh).
+func (p *Poller) cachedPlan(topo *model.Topology, queues []string, clients map[string]valkey.Client, detail map[string]bool) []nodePlan {
+	p.mu.Lock()
+	k := planKey{topo: topo, qver: p.qver, dver: p.dver, window: p.window}
+	p.mu.Unlock()
+	if !p.opt.Replicas && p.plans != nil && k == p.planKey {
+		return p.plans
+	}
+	p.plans, p.planKey = p.plan(topo, queues, clients, detail), k
+	return p.plans
 }

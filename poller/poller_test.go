@@ -58,7 +58,6 @@ func pollAll(t testing.TB, c valkey.Client, opt Options, detail ...string) (*Pol
 	return p, s
 }
 
-
 func checkCounts(t *testing.T, s *model.Snapshot, wants map[string]want) {
 	t.Helper()
 	for name, w := range wants {

@@ -19,12 +19,23 @@ import (
 // NODES line for slots in migration. A standalone server is one primary
 // owning every slot.
 func ReadTopology(ctx context.Context, c valkey.Client) (*model.Topology, error) {
+	return readTopology(ctx, c, nil)
+}
+
+// readTopology asks the nodes in address order, those in down last, so a
+// dead or paused node does not cost a timeout when another can answer.
+func readTopology(ctx context.Context, c valkey.Client, down map[string]bool) (*model.Topology, error) {
 	nodes := c.Nodes()
 	addrs := make([]string, 0, len(nodes))
 	for a := range nodes {
 		addrs = append(addrs, a)
 	}
-	sort.Strings(addrs)
+	sort.Slice(addrs, func(i, j int) bool {
+		if down[addrs[i]] != down[addrs[j]] {
+			return !down[addrs[i]]
+		}
+		return addrs[i] < addrs[j]
+	})
 	if c.Mode() != valkey.ClientModeCluster {
 		n := model.Node{Addr: addrs[0], Role: model.RolePrimary, Health: "online",
 			Slots: []model.Range{{Lo: 0, Hi: keyspace.SlotCount - 1}}}
@@ -53,8 +64,8 @@ func ReadTopology(ctx context.Context, c valkey.Client) (*model.Topology, error)
 			continue
 		}
 		for i := range list {
-			if list[i].Role != model.RolePrimary {
-				continue
+			if list[i].Role != model.RolePrimary || down[list[i].Addr] {
+				continue // a dead or paused node would cost a timeout
 			}
 			if pc, ok := nodes[list[i].Addr]; ok {
 				list[i].Migrating = readMigrating(ctx, pc)

@@ -122,7 +122,6 @@ func fixture(extra int) *model.Snapshot {
 	return s
 }
 
-
 // asciiTheme renders with no colour, as the golden files are.
 func asciiTheme(name string) *theme.Theme {
 	r := lipgloss.NewRenderer(io.Discard)
