@@ -43,7 +43,7 @@ func (m Model) actionView() string {
 		lines = []string{
 			th.Bad.Render("Drain this queue?"), "",
 			fmt.Sprintf("queue     %s", safe.Bounded(a.queue, 50)),
-			fmt.Sprintf("removes   %d pending jobs and their rows; active jobs are untouched", a.total),
+			fmt.Sprintf("removes   the pending jobs (%d at the last poll) and their rows; active jobs are untouched", a.total),
 		}
 		for i, id := range a.preview {
 			label := "first     "
