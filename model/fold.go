@@ -18,10 +18,9 @@ type Fold struct {
 	SlotLoad    [keyspace.SlotCount]int64
 	SlotExpired [keyspace.SlotCount]int64
 	// the queues of slot s are Snap.Queues[slotIdx[slotStart[s]:slotStart[s+1]]]
-	slotStart   [keyspace.SlotCount + 1]int32
-	slotIdx     []int32
-	MaxSlotLoad int64
-	byName      bool // Snap.Queues is sorted by name (the poller's order)
+	slotStart [keyspace.SlotCount + 1]int32
+	slotIdx   []int32
+	byName    bool // Snap.Queues is sorted by name (the poller's order)
 }
 
 // NewFold derives the fold of s in O(queues + slots), with no map.
@@ -38,7 +37,6 @@ func NewFold(s *Snapshot) *Fold {
 	}
 	for i := 1; i <= keyspace.SlotCount; i++ {
 		f.slotStart[i] += f.slotStart[i-1]
-		f.MaxSlotLoad = max(f.MaxSlotLoad, f.SlotLoad[i-1])
 	}
 	next := f.slotStart
 	for i := range s.Queues {
