@@ -15,7 +15,9 @@ import (
 )
 
 // pollN polls n times, a little apart, and returns the last snapshot. A
-// poll that does not come back within a few per-node timeouts is a hang.
+// poll that does not come back at all is a hang; the bound is ten per-node
+// timeouts, far above the one a poll waits, so a loaded CI machine does not
+// trip it (the speed of a poll is the benchmarks' business, not this test's).
 func pollN(t *testing.T, p *Poller, n int) *model.Snapshot {
 	t.Helper()
 	var s *model.Snapshot
@@ -25,8 +27,8 @@ func pollN(t *testing.T, p *Poller, n int) *model.Snapshot {
 		go func() { s, err = p.Poll(ctx); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(4 * p.opt.Timeout):
-			t.Fatalf("a poll hung for %v", 4*p.opt.Timeout)
+		case <-time.After(10 * p.opt.Timeout):
+			t.Fatalf("a poll hung for %v", 10*p.opt.Timeout)
 		}
 		if err != nil {
 			t.Fatalf("poll: %v", err)
