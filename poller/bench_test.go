@@ -19,39 +19,19 @@ import (
 // seedQueues writes n queues straight into the cluster, pipelined: 3
 // pending jobs, 2 active (one of them expired) with their rows.
 func seedQueues(b *testing.B, c valkey.Client, n int) []string {
-	now := time.Now().UnixMilli()
+	now := float64(time.Now().UnixMilli())
+	sd := vtest.NewSeeder(b, c)
 	var names []string
-	var cmds valkey.Commands
-	flush := func() {
-		for _, r := range c.DoMulti(context.Background(), cmds...) {
-			if err := r.Error(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		cmds = cmds[:0]
-	}
 	for i := 0; i < n; i++ {
 		q := fmt.Sprintf("bench-%05d", i)
 		names = append(names, q)
-		k, _ := keyspace.KeysOf(q)
-		for j := 0; j < 5; j++ {
-			id := keyspace.NewJobID()
-			jk, _ := keyspace.JobKey(q, id)
-			cmds = append(cmds, c.B().Hset().Key(jk).FieldValue().FieldValue("payload", "x").FieldValue("attempts", "1").Build())
-			switch {
-			case j < 3:
-				cmds = append(cmds, c.B().Zadd().Key(k.Pending).ScoreMember().ScoreMember(float64(now-int64(j)*1000), id).Build())
-			case j == 3:
-				cmds = append(cmds, c.B().Zadd().Key(k.Active).ScoreMember().ScoreMember(float64(now-5000), id).Build())
-			default:
-				cmds = append(cmds, c.B().Zadd().Key(k.Active).ScoreMember().ScoreMember(float64(now+600000), id).Build())
-			}
+		for j := 0; j < 3; j++ {
+			sd.Job(q, keyspace.TypePending, now-float64(j)*1000)
 		}
-		if len(cmds) > 5000 {
-			flush()
-		}
+		sd.Job(q, keyspace.TypeActive, now-5000)
+		sd.Job(q, keyspace.TypeActive, now+600000)
 	}
-	flush()
+	sd.Flush()
 	return names
 }
 

@@ -39,34 +39,19 @@ const (
 )
 
 func seed(b *testing.B, c valkey.Client) {
-	now := time.Now().UnixMilli()
-	var cmds valkey.Commands
-	flush := func() {
-		for _, r := range c.DoMulti(context.Background(), cmds...) {
-			if err := r.Error(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		cmds = cmds[:0]
-	}
+	now := float64(time.Now().UnixMilli())
+	sd := vtest.NewSeeder(b, c)
 	for i := 0; i < queues; i++ {
 		q := fmt.Sprintf("load-%05d", i)
-		k, _ := keyspace.KeysOf(q)
 		for j := 0; j < rowsPerQ; j++ {
-			id := keyspace.NewJobID()
-			row, _ := keyspace.JobKey(q, id)
-			cmds = append(cmds, c.B().Hset().Key(row).FieldValue().FieldValue("payload", "{}").FieldValue("attempts", "1").Build())
-			score, key := float64(now-int64(j)), k.Pending
 			if i%activeEvery == 0 && j < 2 {
-				key, score = k.Active, float64(now-5000+int64(j)*600000)
+				sd.Job(q, keyspace.TypeActive, now-5000+float64(j)*600000)
+			} else {
+				sd.Job(q, keyspace.TypePending, now-float64(j))
 			}
-			cmds = append(cmds, c.B().Zadd().Key(key).ScoreMember().ScoreMember(score, id).Build())
-		}
-		if len(cmds) >= 20000 {
-			flush()
 		}
 	}
-	flush()
+	sd.Flush()
 }
 
 func rssMB() float64 {
