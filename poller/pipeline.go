@@ -231,9 +231,12 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 			firstOf = append(firstOf, add(c))
 		}
 	}
-	replies := nc.DoMulti(ctx, cmds...)
+	replies, err := send(ctx, nc, st, cmds)
 	res.latency, res.commands, res.trips = time.Since(start), len(cmds), 1
-	if err := replies[iTime].Error(); err != nil {
+	if err == nil {
+		err = replies[iTime].Error()
+	}
+	if err != nil {
 		res.err = err
 		return res
 	}
@@ -288,6 +291,34 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	return res
 }
 
+// errBusy: the node has not yet answered an earlier poll's pipeline.
+var errBusy = errors.New("still no answer to an earlier poll")
+
+// send pipelines cmds to one node and waits for the answers at most until
+// ctx ends. valkey-go honours ctx once a connection is up, but a caller
+// that finds the node's connection being dialled again (by the client's
+// own topology refresh, say, after a timeout broke it) waits for that dial
+// whatever ctx says: a paused node would hold the whole poll for the dial
+// timeout. So the wait is the poller's: past ctx the node is reported as
+// not answering, the call finishes on its own, and until it has, the node
+// is sent nothing more (a slow node is not piled up with requests).
+func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Completed) ([]valkey.ValkeyResult, error) {
+	if !st.busy.CompareAndSwap(false, true) {
+		return nil, errBusy
+	}
+	done := make(chan []valkey.ValkeyResult, 1)
+	go func() {
+		defer st.busy.Store(false)
+		done <- nc.DoMulti(ctx, cmds...)
+	}()
+	select {
+	case r := <-done:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // retryBatches re-sends scripts that failed for NOSCRIPT (the server
 // restarted and lost its scripts) or for TIME, one more round trip.
 func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64, retry []int, res *nodeResult) {
@@ -304,9 +335,15 @@ func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan
 		at[i] = len(cmds)
 		cmds = append(cmds, p.script(nc, np.batches[bi], edges, nowHint))
 	}
-	replies := nc.DoMulti(ctx, cmds...)
+	replies, err := send(ctx, nc, st, cmds)
 	res.commands += len(cmds)
 	res.trips++
+	if err != nil {
+		for _, bi := range retry {
+			res.batchErr[bi] = err
+		}
+		return
+	}
 	loadErr := replies[0].Error()
 	if loadErr == nil {
 		st.loaded = true

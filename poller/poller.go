@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/echomq/emqtop/keyspace"
@@ -90,6 +91,7 @@ type nodeState struct {
 	lastGood             time.Time
 	latency              time.Duration
 	err                  string
+	busy                 atomic.Bool // a pipeline sent to it has not returned
 }
 
 // Poller takes snapshots. Poll is not safe for concurrent use: a poll is
@@ -216,7 +218,24 @@ func (p *Poller) refreshTopology(ctx context.Context) {
 		}
 	}
 	p.mu.Unlock()
-	t, err := readTopology(ctx, p.c, down)
+	// waited for here, not in valkey-go: see send
+	type answer struct {
+		t   *model.Topology
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		t, err := readTopology(ctx, p.c, down)
+		done <- answer{t, err}
+	}()
+	var t *model.Topology
+	var err error
+	select {
+	case a := <-done:
+		t, err = a.t, a.err
+	case <-ctx.Done():
+		err = fmt.Errorf("no node answered the topology within %v", p.opt.Timeout)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.topoErr = err
