@@ -9,7 +9,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/valkey-io/valkey-go"
 
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/keyspace"
 )
 
@@ -18,7 +18,7 @@ import (
 type Env struct {
 	Embedded bool
 	Addrs    []string
-	Cluster  *localcluster.Cluster // nil when embedded
+	Cluster  *testcluster.Cluster // nil when embedded
 	mini     *miniredis.Miniredis
 	Client   valkey.Client // for the workload
 }
@@ -38,7 +38,7 @@ func Start(o EnvOptions) (*Env, error) {
 	}
 	e := &Env{}
 	if !o.Embedded {
-		if _, err := localcluster.FindServer(); err != nil {
+		if _, err := testcluster.FindServer(); err != nil {
 			o.Embedded = true
 		}
 	}
@@ -49,7 +49,7 @@ func Start(o EnvOptions) (*Env, error) {
 		}
 		e.Embedded, e.mini, e.Addrs = true, m, []string{m.Addr()}
 	} else {
-		c, err := localcluster.Start(localcluster.Options{Primaries: o.Primaries, Replicas: o.Replicas})
+		c, err := testcluster.Start(testcluster.Options{Primaries: o.Primaries, Replicas: o.Replicas})
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 )
 
 func TestSeedVectors(t *testing.T) {
@@ -77,8 +77,8 @@ func randomKey(r *rand.Rand) string {
 // TestSlotMatchesServer compares Slot with the server's CLUSTER KEYSLOT on
 // 10,000 random keys.
 func TestSlotMatchesServer(t *testing.T) {
-	c := localcluster.ForTest(t, localcluster.Options{Primaries: 1})
-	conn, err := localcluster.Dial(c.Nodes[0].Addr())
+	c := testcluster.ForTest(t, testcluster.Options{Primaries: 1})
+	conn, err := testcluster.Dial(c.Nodes[0].Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +117,8 @@ func BenchmarkSlotNoTag(b *testing.B) {
 // TestLuaGateMatchesGo runs LuaJobIDGate on a real server over ids that
 // ValidateJobID accepts and refuses, and wants the same verdict.
 func TestLuaGateMatchesGo(t *testing.T) {
-	c := localcluster.ForTest(t, localcluster.Options{})
-	conn, err := localcluster.Dial(c.Nodes[0].Addr())
+	c := testcluster.ForTest(t, testcluster.Options{})
+	conn, err := testcluster.Dial(c.Nodes[0].Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

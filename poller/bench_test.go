@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/valkey-io/valkey-go"
@@ -37,9 +37,9 @@ func seedQueues(b *testing.B, c valkey.Client, n int) []string {
 
 // serverUsec sums, over the primaries, the server's own time spent in
 // EVALSHA_RO calls and in every command, from INFO commandstats.
-func serverUsec(b *testing.B, cl *localcluster.Cluster, primaries int) (script, all, calls int64) {
+func serverUsec(b *testing.B, cl *testcluster.Cluster, primaries int) (script, all, calls int64) {
 	for _, n := range cl.Nodes[:primaries] {
-		conn, err := localcluster.Dial(n.Addr())
+		conn, err := testcluster.Dial(n.Addr())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func serverUsec(b *testing.B, cl *localcluster.Cluster, primaries int) (script, 
 }
 
 // cpuMs is the user+system CPU the cluster's processes have used, in ms.
-func cpuMs(b *testing.B, cl *localcluster.Cluster) float64 {
+func cpuMs(b *testing.B, cl *testcluster.Cluster) float64 {
 	var ticks int64
 	for _, n := range cl.Nodes {
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n.PID()))
@@ -99,7 +99,7 @@ func median(d []time.Duration) time.Duration {
 // scripts per poll, round trips per node, server µs per script and per poll.
 func BenchmarkPoll(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
-		cl := localcluster.ForTest(b, localcluster.Options{Primaries: 3})
+		cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
 		c := vtest.Client(b, cl)
 		names := seedQueues(b, c, n)
 		for _, mode := range []string{"dashboard", "detail-all"} {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/echomq/emqtop/demo"
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -54,7 +54,7 @@ func nodeStatus(s *model.Snapshot, addr string) *model.NodeStatus {
 // TestPrimaryKilled: the dead node is marked down within 2 polls while the
 // others stay fresh, and the poller follows the replica that takes over.
 func TestPrimaryKilled(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, Replicas: 1})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3, Replicas: 1})
 	c := vtest.Client(t, cl)
 	wctx, cancel := context.WithCancel(ctx)
 	w := demo.New(c, demo.Config{Seed: 1, Synthetic: 40, Rate: 300, Workers: 4, Lease: time.Minute, WorkMax: 5 * time.Millisecond})
@@ -106,7 +106,7 @@ func TestPrimaryKilled(t *testing.T) {
 // TestNodePaused: a SIGSTOPped node does not block the poll; it shows as
 // stale, the others stay fresh, and it recovers when resumed.
 func TestNodePaused(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, NodeTimeout: 30 * time.Second})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3, NodeTimeout: 30 * time.Second})
 	c := vtest.Client(t, cl)
 	qs := map[string]want{}
 	for i := 0; i < 30; i++ {
@@ -176,7 +176,7 @@ func TestServerRestarted(t *testing.T) {
 // the poller polls and requeue-expired and drain run; no error is left once
 // the move ends, the counts are right after it, and no job is lost.
 func TestSlotsMoveWhilePollingAndActing(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 2})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 2})
 	c := vtest.Client(t, cl)
 	// queues in node 0's slots, with expired and pending jobs
 	var names []string

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -168,7 +168,7 @@ func TestWrongTypeFailsOnlyItsQueue(t *testing.T) {
 }
 
 func TestKilledNodeReportedOthersFresh(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
 	c := vtest.Client(t, cl)
 	qs := map[string]want{}
 	for i := 0; i < 30; i++ {
@@ -222,7 +222,7 @@ func TestForeignKeysAreCollected(t *testing.T) {
 // TestReplicasOnRedis7: --replicas on servers older than Valkey 8 reads
 // from the primaries and says why; on Valkey 8 it reads from replicas.
 func TestReplicasOnOlderServers(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, Replicas: 1})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3, Replicas: 1})
 	cfg := Config{Addrs: cl.Addrs()[:1], Replicas: true, ReadOnly: true}
 	c, err := Connect(cfg)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/echomq/emqtop/demo"
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/poller"
@@ -261,10 +261,10 @@ func TestRequeueCommand(t *testing.T) {
 }
 
 // commandCalls sums INFO commandstats calls per command over the nodes.
-func commandCalls(t *testing.T, cl *localcluster.Cluster) map[string]int64 {
+func commandCalls(t *testing.T, cl *testcluster.Cluster) map[string]int64 {
 	out := map[string]int64{}
 	for _, n := range cl.Nodes {
-		conn, err := localcluster.Dial(n.Addr())
+		conn, err := testcluster.Dial(n.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestReadOnlyUser(t *testing.T) {
 	echomq.Enqueue(bg, c, "orders", []byte("x"))
 	j, _, _ := echomq.Claim(bg, c, "orders", time.Hour)
 	for _, n := range cl.Nodes {
-		conn, _ := localcluster.Dial(n.Addr())
+		conn, _ := testcluster.Dial(n.Addr())
 		args := append([]string{"ACL", "SETUSER"}, readerACL...)
 		if _, err := conn.Do(args...); err != nil {
 			t.Fatalf("ACL SETUSER: %v", err)
@@ -344,7 +344,7 @@ func TestReadOnlyUser(t *testing.T) {
 	}
 	// a user who may not run the snapshot gets an error naming what is missing
 	for _, n := range cl.Nodes {
-		conn, _ := localcluster.Dial(n.Addr())
+		conn, _ := testcluster.Dial(n.Addr())
 		conn.Do("ACL", "SETUSER", "blind", "on", ">blind-secret", "~*", "-@all", "+@read", "+@connection",
 			"+cluster|shards", "+cluster|nodes", "+info", "+time")
 		conn.Close()

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 )
 
@@ -91,7 +91,7 @@ func TestOnceJSONSchema(t *testing.T) {
 }
 
 func TestOnceExitStatus(t *testing.T) {
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
 	cl.Kill(2)
 	var out, errb bytes.Buffer
 	rc := Main([]string{"--once", "--json", "--timeout", "300ms", "--addr", cl.Nodes[0].Addr()}, &out, &errb)

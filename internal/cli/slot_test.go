@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/keyspace"
 )
 
@@ -37,7 +37,7 @@ func TestSlotBadNames(t *testing.T) {
 }
 
 func TestSlotAsksTheCluster(t *testing.T) {
-	c := localcluster.ForTest(t, localcluster.Options{Primaries: 3})
+	c := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
 	var out, errb bytes.Buffer
 	if rc := Main([]string{"slot", "--addr", c.Nodes[1].Addr(), "orders", "fills", "emails"}, &out, &errb); rc != 0 {
 		t.Fatalf("rc = %d, stderr %q", rc, errb.String())

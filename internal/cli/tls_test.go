@@ -18,12 +18,12 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/valkey-io/valkey-go"
 )
 
 // writeCerts makes a CA and a certificate for 127.0.0.1 signed by it.
-func writeCerts(t *testing.T, dir string) localcluster.TLSFiles {
+func writeCerts(t *testing.T, dir string) testcluster.TLSFiles {
 	t.Helper()
 	pemOut := func(name, typ string, der []byte) string {
 		p := filepath.Join(dir, name)
@@ -51,14 +51,14 @@ func writeCerts(t *testing.T, dir string) localcluster.TLSFiles {
 		t.Fatal(err)
 	}
 	kb, _ := x509.MarshalECPrivateKey(key)
-	return localcluster.TLSFiles{CA: pemOut("ca.pem", "CERTIFICATE", caDER), Cert: pemOut("cert.pem", "CERTIFICATE", der),
+	return testcluster.TLSFiles{CA: pemOut("ca.pem", "CERTIFICATE", caDER), Cert: pemOut("cert.pem", "CERTIFICATE", der),
 		Key: pemOut("key.pem", "EC PRIVATE KEY", kb)}
 }
 
 // TestTLSCluster: --tls --tls-ca and a valkeys:// URL on a TLS cluster.
 func TestTLSCluster(t *testing.T) {
 	files := writeCerts(t, t.TempDir())
-	cl := localcluster.ForTest(t, localcluster.Options{Primaries: 3, TLS: &files})
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3, TLS: &files})
 	// the cluster announces its TLS ports, so the test writes over TLS too
 	pool := x509.NewCertPool()
 	caPEM, _ := os.ReadFile(files.CA)

@@ -23,7 +23,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/internal/cli"
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -80,7 +80,7 @@ func (src) Job(context.Context, string, string) (model.JobDetail, error) {
 // process of its own (this test binary, run again), so that the resident
 // size is the dashboard's and not the seeder's.
 func BenchmarkLoad(b *testing.B) {
-	cl := localcluster.ForTest(b, localcluster.Options{Primaries: 3})
+	cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
 	c := vtest.Client(b, cl)
 	start := time.Now()
 	seed(b, c)

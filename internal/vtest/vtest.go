@@ -4,13 +4,13 @@ package vtest
 import (
 	"testing"
 
-	"github.com/echomq/emqtop/internal/localcluster"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/valkey-io/valkey-go"
 )
 
 // Client connects to c the way emqtop does (no client-side cache) and
 // closes the client when the test ends.
-func Client(t testing.TB, c *localcluster.Cluster) valkey.Client {
+func Client(t testing.TB, c *testcluster.Cluster) valkey.Client {
 	t.Helper()
 	cl, err := valkey.NewClient(valkey.ClientOption{InitAddress: c.Addrs(), DisableCache: true})
 	if err != nil {
@@ -22,8 +22,8 @@ func Client(t testing.TB, c *localcluster.Cluster) valkey.Client {
 
 // Cluster starts a cluster of primaries (0: one standalone server) and
 // returns it with a client.
-func Cluster(t testing.TB, primaries int) (*localcluster.Cluster, valkey.Client) {
+func Cluster(t testing.TB, primaries int) (*testcluster.Cluster, valkey.Client) {
 	t.Helper()
-	c := localcluster.ForTest(t, localcluster.Options{Primaries: primaries})
+	c := testcluster.ForTest(t, testcluster.Options{Primaries: primaries})
 	return c, Client(t, c)
 }

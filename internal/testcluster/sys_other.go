@@ -1,6 +1,6 @@
 //go:build !linux
 
-package localcluster
+package testcluster
 
 import "syscall"
 

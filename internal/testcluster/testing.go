@@ -1,4 +1,4 @@
-package localcluster
+package testcluster
 
 import "testing"
 
@@ -9,7 +9,7 @@ func ForTest(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	c, err := Start(opts)
 	if err != nil {
-		t.Fatalf("localcluster: %v", err)
+		t.Fatalf("testcluster: %v", err)
 	}
 	t.Cleanup(c.Close)
 	return c

@@ -1,8 +1,8 @@
-// Package localcluster starts real Valkey or Redis servers on free loopback
+// Package testcluster starts real Valkey or Redis servers on free loopback
 // ports: one standalone server, or primaries with replicas formed into a
 // cluster. The tests use it, and so does `emqtop demo`. It needs nothing but
 // the standard library and a server binary.
-package localcluster
+package testcluster
 
 import (
 	"errors"
