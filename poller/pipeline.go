@@ -308,8 +308,9 @@ func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Co
 	}
 	done := make(chan []valkey.ValkeyResult, 1)
 	go func() {
-		defer st.busy.Store(false)
-		done <- nc.DoMulti(ctx, cmds...)
+		r := nc.DoMulti(ctx, cmds...)
+		st.busy.Store(false) // before the answer is handed over: the caller may send again at once
+		done <- r
 	}()
 	select {
 	case r := <-done:

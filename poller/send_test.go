@@ -54,3 +54,17 @@ func TestSendBoundsTheWait(t *testing.T) {
 		t.Fatalf("send once the node answered again: %d replies, %v", len(r), err)
 	}
 }
+
+// TestSendAgainAtOnce: once send has handed over an answer, the node takes
+// the next pipeline at once (a NOSCRIPT retry follows its poll's first
+// pipeline without a pause).
+func TestSendAgainAtOnce(t *testing.T) {
+	nc := stuckClient{release: make(chan struct{})}
+	close(nc.release) // answers at once
+	st := &nodeState{}
+	for i := range 1000 {
+		if _, err := send(context.Background(), nc, st, []valkey.Completed{{}}); err != nil {
+			t.Fatalf("send %d right after an answered one: %v", i, err)
+		}
+	}
+}

@@ -124,7 +124,7 @@ func TestHostileCorpus(t *testing.T) {
 	}
 	out.Reset()
 	if rc := Main([]string{"--once", "--json", "--addr", addr}, &out, &errb); rc != 0 {
-		t.Fatalf("--once --json: rc %d", rc)
+		t.Fatalf("--once --json: rc %d %s", rc, errb.String())
 	}
 	noRaw(t, "--once --json", out.String())
 	if !strings.Contains(out.String(), `"attempts_unreadable": "NaN"`) || !strings.Contains(out.String(), `"valid": false`) {
