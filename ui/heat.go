@@ -332,6 +332,14 @@ func (m Model) nodesView(r rect) string {
 	for _, note := range s.Notes {
 		lines = append(lines, th.Dim.Render(safe.Text(note)))
 	}
+	// the last row: the connection's particulars, which the status bar
+	// leaves to this pane
+	rows := max(1, r.h-2)
+	lines = lines[:min(len(lines), rows-1)]
+	for len(lines) < rows-1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, th.Dim.Render(strings.Join(m.facts(), " · ")))
 	for i := range lines {
 		lines[i] = fit(lines[i], in)
 	}

@@ -23,6 +23,7 @@ func (m Model) View() string {
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.th.Warn.Render(fit(msg, m.width)))
 	}
 	var body string
+	inNodes := false // the connection's facts stand in the nodes pane
 	switch {
 	case m.showHelp:
 		body = m.helpView(m.height - 2)
@@ -32,11 +33,12 @@ func (m Model) View() string {
 		body = m.waitingView(m.height - 2)
 	default:
 		body = m.panes(l)
+		inNodes = l.nodes.w > 0
 	}
 	if m.act != nil {
 		body = m.overlay(body, m.actionView())
 	}
-	return m.statusBar() + "\n" + body + "\n" + m.helpLine()
+	return m.statusBar(inNodes) + "\n" + body + "\n" + m.helpLine()
 }
 
 func (m Model) waitingView(h int) string {
@@ -72,7 +74,9 @@ func (m Model) border(p pane) lipgloss.Style {
 }
 
 // statusBar is one line; its least important parts go first when narrow.
-func (m Model) statusBar() string {
+// With inNodes the facts of the connection (fence, server time, the
+// dashboard's own load, the interval) are left to the nodes pane.
+func (m Model) statusBar(inNodes bool) string {
 	th := m.th
 	type part struct {
 		s    string
@@ -89,7 +93,7 @@ func (m Model) statusBar() string {
 		if s.Cluster {
 			kind = "cluster"
 		}
-		add(kind+" "+safe.Text(m.opt.Target), 3)
+		add(kind+" "+safe.Bounded(m.opt.Target, 40), 2)
 		up, total := s.NodesUp()
 		ns := fmt.Sprintf("%d/%d primaries", up, total)
 		if up < total {
@@ -123,14 +127,11 @@ func (m Model) statusBar() string {
 			as = th.Warn.Render(as)
 		}
 		add(as, 1)
-		fence := m.snap.Version
-		if fence == "" {
-			fence = "unset"
+		if !inNodes {
+			for i, f := range m.facts() {
+				add(f, 4+i)
+			}
 		}
-		add("fence "+safe.Bounded(fence, 20), 4)
-		add(time.UnixMilli(m.snap.ServerTimeMs).UTC().Format("15:04:05Z"), 5)
-		add(fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))), 4)
-		add(fmt.Sprintf("every %v", m.interval), 6)
 	}
 	if m.pollErr != nil {
 		add(th.Bad.Render("poll failed: "+safe.Bounded(m.pollErr.Error(), 80)), 0)
@@ -154,6 +155,21 @@ func (m Model) statusBar() string {
 		parts = append(parts[:worst], parts[worst+1:]...)
 	}
 	return fit(" "+parts[0].s, m.width)
+}
+
+// facts are the connection's particulars, most wanted first: the version
+// fence, the server's clock, the dashboard's own load, the interval.
+func (m Model) facts() []string {
+	fence := m.snap.Version
+	if fence == "" {
+		fence = "unset"
+	}
+	return []string{
+		"fence " + safe.Bounded(fence, 20),
+		"server " + time.UnixMilli(m.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
+		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
+		fmt.Sprintf("every %v", m.interval),
+	}
 }
 
 // scriptsPerSec is the dashboard's own load on the cluster.
