@@ -343,5 +343,5 @@ func (m Model) nodesView(r rect) string {
 	for i := range lines {
 		lines[i] = fit(lines[i], in)
 	}
-	return box(m.th.Border, "Nodes", lines, r.w, r.h)
+	return box(m.th.Border, "Nodes · "+m.targetText(), lines, r.w, r.h)
 }

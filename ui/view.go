@@ -74,8 +74,9 @@ func (m Model) border(p pane) lipgloss.Style {
 }
 
 // statusBar is one line; its least important parts go first when narrow.
-// With inNodes the facts of the connection (fence, server time, the
-// dashboard's own load, the interval) are left to the nodes pane.
+// With inNodes what it is connected to and the facts of the connection
+// (fence, server time, the dashboard's own load, the interval) are left to
+// the nodes pane, whose title and last row they are.
 func (m Model) statusBar(inNodes bool) string {
 	th := m.th
 	type part struct {
@@ -89,11 +90,9 @@ func (m Model) statusBar(inNodes bool) string {
 		add(safe.Text(m.opt.Target), 1)
 	} else {
 		s := m.snap
-		kind := "standalone"
-		if s.Cluster {
-			kind = "cluster"
+		if !inNodes {
+			add(m.targetText(), 3)
 		}
-		add(kind+" "+safe.Bounded(m.opt.Target, 40), 2)
 		up, total := s.NodesUp()
 		ns := fmt.Sprintf("%d/%d primaries", up, total)
 		if up < total {
@@ -155,6 +154,15 @@ func (m Model) statusBar(inNodes bool) string {
 		parts = append(parts[:worst], parts[worst+1:]...)
 	}
 	return fit(" "+parts[0].s, m.width)
+}
+
+// targetText names what the dashboard is connected to.
+func (m Model) targetText() string {
+	kind := "standalone"
+	if m.snap.Cluster {
+		kind = "cluster"
+	}
+	return kind + " " + safe.Bounded(m.opt.Target, 40)
 }
 
 // facts are the connection's particulars, most wanted first: the version
