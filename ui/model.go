@@ -246,9 +246,28 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		return m.actionDone(msg)
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			return m.typedAhead(msg)
+		}
 		return m.key(msg)
 	}
 	return m, nil
+}
+
+// typedAhead takes keys that arrived in one read (typed fast, or over a
+// slow SSH link: "/orders", "jjj") one at a time, as if typed slowly;
+// Bubble Tea hands them over as one message of several runes, which no
+// binding would match. A bracketed paste stays whole: it is text, never a
+// string of commands.
+func (m Model) typedAhead(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	var cur tea.Model = m
+	for _, r := range msg.Runes {
+		var cmd tea.Cmd
+		cur, cmd = cur.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return cur, tea.Batch(cmds...)
 }
 
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {

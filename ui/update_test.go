@@ -75,6 +75,16 @@ func TestKeys(t *testing.T) {
 				t.Error("not reversed")
 			}
 		}},
+		{"keys that arrive in one read count one by one", []string{"jj"}, func(t *testing.T, m Model) {
+			if m.sel != 2 {
+				t.Errorf("sel %d after jj in one message, want 2", m.sel)
+			}
+		}},
+		{"a filter typed in one read", []string{"/fil", "enter"}, func(t *testing.T, m Model) {
+			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
+				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
+			}
+		}},
 		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m Model) {
 			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
 				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
@@ -405,5 +415,22 @@ func TestFixtureIDsAreValid(t *testing.T) {
 		if err := keyspace.ValidateJobID(id); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestPasteIsNotCommands: a bracketed paste of command keys in the
+// dashboard starts nothing; in the filter it is text.
+func TestPasteIsNotCommands(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}})
+	mm, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Djq"), Paste: true})
+	m = mm.(Model)
+	if m.act != nil || m.sel != 0 {
+		t.Fatalf("a paste acted: dialog %v, sel %d", m.act != nil, m.sel)
+	}
+	m = press(m, "/")
+	mm, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("fil"), Paste: true})
+	m = press(mm.(Model), "enter")
+	if len(m.view) != 1 || m.selName != "fills" {
+		t.Fatalf("a paste into the filter: view %d sel %s", len(m.view), m.selName)
 	}
 }
