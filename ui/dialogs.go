@@ -43,7 +43,8 @@ func (m Model) actionView() string {
 		lines = []string{
 			th.Bad.Render("Drain this queue?"), "",
 			fmt.Sprintf("queue     %s", safe.Bounded(a.queue, 50)),
-			fmt.Sprintf("removes   the pending jobs (%d at the last poll) and their rows; active jobs are untouched", a.total),
+			fmt.Sprintf("removes   its pending jobs and their rows: %d at the last poll", a.total),
+			"keeps     its active jobs, untouched",
 		}
 		for i, id := range a.preview {
 			label := "first     "

@@ -304,12 +304,16 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 	case key.Matches(msg, k.Back):
+		// one thing at a time: the message first, then the filter
+		if m.flash != "" {
+			m.flash = ""
+			return m, nil
+		}
 		if m.filter.Value() != "" {
 			m.filter.SetValue("")
 			m.refreshView()
 			return m, m.selectionChanged()
 		}
-		m.flash = ""
 	case key.Matches(msg, k.Next):
 		m.focus = (m.focus + 1) % panes
 		m.setEnabled()

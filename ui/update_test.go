@@ -434,3 +434,16 @@ func TestPasteIsNotCommands(t *testing.T) {
 		t.Fatalf("a paste into the filter: view %d sel %s", len(m.view), m.selName)
 	}
 }
+
+// TestEscOneThingAtATime: esc dismisses the last message first and keeps
+// the filter; the next esc clears the filter.
+func TestEscOneThingAtATime(t *testing.T) {
+	m := press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{}), "/", "fil", "enter", "S")
+	m.flash = "requeued JOB… of fills"
+	if m = press(m, "esc"); m.flash != "" || m.filter.Value() != "fil" {
+		t.Fatalf("first esc: flash %q filter %q; want the message gone and the filter kept", m.flash, m.filter.Value())
+	}
+	if m = press(m, "esc"); m.filter.Value() != "" || len(m.view) < 2 {
+		t.Fatalf("second esc: filter %q, %d queues shown", m.filter.Value(), len(m.view))
+	}
+}
