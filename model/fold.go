@@ -168,6 +168,60 @@ func (k SortKey) Next() SortKey { return (k + 1) % sortKeys }
 func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
+	if key == SortNode || !f.byName {
+		return f.viewSlow(filter, key, reverse)
+	}
+	// the snapshot is sorted by name, so a queue's index breaks ties in
+	// name order, and a row is two integers: small rows, a cheap compare
+	type row struct {
+		k int64
+		i int
+	}
+	rows := make([]row, 0, len(qs))
+	for i := range qs {
+		q := &qs[i]
+		if filter != "" && !containsFold(q.Name, filter) {
+			continue
+		}
+		rows = append(rows, row{k: sortValue(q, key), i: i})
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		if a.k != b.k {
+			return cmp.Compare(a.k, b.k)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.i
+	}
+	if reverse { // the order is total (indexes are unique): reversed is the reverse sort
+		slices.Reverse(out)
+	}
+	return out
+}
+
+// sortValue is a queue's key for the sorts by a number: counts descending,
+// the slot ascending, names (SortName) by index alone.
+func sortValue(q *Queue, key SortKey) int64 {
+	switch key {
+	case SortExpired:
+		return -q.Expired
+	case SortPending:
+		return -q.Pending
+	case SortActive:
+		return -q.Active
+	case SortOldest:
+		return -q.OldestPendingAgeMs
+	case SortSlot:
+		return int64(q.Slot)
+	}
+	return 0
+}
+
+// viewSlow is View for the sort by node, or a snapshot not sorted by name.
+func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
+	qs := f.Snap.Queues
 	type row struct {
 		k int64
 		s string // the string key: the node, for SortNode
@@ -179,19 +233,8 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		if filter != "" && !containsFold(q.Name, filter) {
 			continue
 		}
-		r := row{i: i}
-		switch key {
-		case SortExpired:
-			r.k = -q.Expired
-		case SortPending:
-			r.k = -q.Pending
-		case SortActive:
-			r.k = -q.Active
-		case SortOldest:
-			r.k = -q.OldestPendingAgeMs
-		case SortSlot:
-			r.k = int64(q.Slot)
-		case SortNode:
+		r := row{i: i, k: sortValue(q, key)}
+		if key == SortNode {
 			r.s = q.Node
 		}
 		rows = append(rows, r)
@@ -202,7 +245,7 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 			c = strings.Compare(a.s, b.s)
 		}
 		if c == 0 && f.byName {
-			c = cmp.Compare(a.i, b.i) // the same order as the names, cheaper
+			c = cmp.Compare(a.i, b.i)
 		} else if c == 0 {
 			c = strings.Compare(qs[a.i].Name, qs[b.i].Name)
 		}

@@ -1,6 +1,10 @@
 package model
 
 import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/echomq/emqtop/keyspace"
@@ -127,5 +131,73 @@ func TestTimeline(t *testing.T) {
 	}
 	if c, _, _ := Timeline(nil, edges, 5); len(c) != 5 {
 		t.Error("no histogram must still give empty columns")
+	}
+}
+
+// TestViewMatchesReference: on a snapshot sorted by name (the poller's
+// order, which takes View's fast path) with many ties, every sort key,
+// both directions and a filter give the order of a plain reference sort.
+func TestViewMatchesReference(t *testing.T) {
+	s := fixture()
+	s.Queues = nil
+	for i := 0; i < 500; i++ {
+		name := fmt.Sprintf("q-%03d", i)
+		s.Queues = append(s.Queues, Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
+			Pending: int64(i % 7), Active: int64(i % 5), Expired: int64(i % 3), OldestPendingAgeMs: int64(i % 11)})
+	}
+	f := NewFold(s)
+	if !f.byName {
+		t.Fatal("the fixture is sorted by name, yet the fold does not know it")
+	}
+	for key := SortKey(0); key < sortKeys; key++ {
+		for _, rev := range []bool{false, true} {
+			for _, filter := range []string{"", "Q-1"} {
+				var want []int
+				for i, q := range s.Queues {
+					if strings.Contains(strings.ToLower(q.Name), strings.ToLower(filter)) {
+						want = append(want, i)
+					}
+				}
+				less := func(a, b Queue) bool {
+					switch key {
+					case SortExpired:
+						if a.Expired != b.Expired {
+							return a.Expired > b.Expired
+						}
+					case SortPending:
+						if a.Pending != b.Pending {
+							return a.Pending > b.Pending
+						}
+					case SortActive:
+						if a.Active != b.Active {
+							return a.Active > b.Active
+						}
+					case SortOldest:
+						if a.OldestPendingAgeMs != b.OldestPendingAgeMs {
+							return a.OldestPendingAgeMs > b.OldestPendingAgeMs
+						}
+					case SortSlot:
+						if a.Slot != b.Slot {
+							return a.Slot < b.Slot
+						}
+					case SortNode:
+						if a.Node != b.Node {
+							return a.Node < b.Node
+						}
+					}
+					return a.Name < b.Name
+				}
+				sort.SliceStable(want, func(x, y int) bool {
+					if rev {
+						return less(s.Queues[want[y]], s.Queues[want[x]])
+					}
+					return less(s.Queues[want[x]], s.Queues[want[y]])
+				})
+				got := f.View(filter, key, rev)
+				if !slices.Equal(got, want) {
+					t.Errorf("by %v rev %v filter %q: the order differs from the reference", key, rev, filter)
+				}
+			}
+		}
 	}
 }
