@@ -67,9 +67,17 @@ func Start(o EnvOptions) (*Env, error) {
 // Target names the demo for the status bar.
 func (e *Env) Target() string {
 	if e.Embedded {
+		return e.Label()
+	}
+	return e.Label() + " " + e.Addrs[0]
+}
+
+// Label says which demo this is: "embedded demo" or "demo".
+func (e *Env) Label() string {
+	if e.Embedded {
 		return "embedded demo"
 	}
-	return "demo " + e.Addrs[0]
+	return "demo"
 }
 
 // Close stops every process the demo started and removes its directory.

@@ -31,6 +31,7 @@ var paneNames = [...]string{"queues", "heatmap", "pending", "active"}
 // Options configure the dashboard.
 type Options struct {
 	Target      string // what it is connected to, for the status bar
+	Demo        string // "embedded demo", "demo": always in the status bar; "" for a real server
 	Interval    time.Duration
 	Window      time.Duration
 	PollTimeout time.Duration // bound on one whole poll [10s]

@@ -447,3 +447,15 @@ func TestEscOneThingAtATime(t *testing.T) {
 		t.Fatalf("second esc: filter %q, %d queues shown", m.filter.Value(), len(m.view))
 	}
 }
+
+// TestDemoNamedInStatusBar: a demo says so on the first line at every
+// size, so it is never taken for production.
+func TestDemoNamedInStatusBar(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		m := ready(&fakeSource{snap: fixture(40)}, size[0], size[1], Options{Demo: "embedded demo"})
+		first, _, _ := strings.Cut(m.View(), "\n")
+		if !strings.Contains(first, "embedded demo") {
+			t.Errorf("%dx%d: the status bar does not say it is a demo: %q", size[0], size[1], first)
+		}
+	}
+}

@@ -86,6 +86,9 @@ func (m Model) statusBar(inNodes bool) string {
 	var parts []part
 	add := func(s string, prio int) { parts = append(parts, part{s, prio}) }
 	add(th.Title.Render("emqtop"), 0)
+	if m.opt.Demo != "" { // never to be taken for production
+		add(th.Warn.Render(safe.Text(m.opt.Demo)), 0)
+	}
 	if m.snap == nil {
 		add(safe.Text(m.opt.Target), 1)
 	} else {

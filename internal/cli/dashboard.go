@@ -53,7 +53,7 @@ func newTheme(out io.Writer, name string, noColor bool) (*theme.Theme, error) {
 func runDashboard(r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	return runTUI(ctx, "emqtop", r, cfg, opt, stdout, stderr)
+	return runTUI(ctx, "emqtop", "", r, cfg, opt, stdout, stderr)
 }
 
 // MemoryLimit is the dashboard's soft memory limit (unless GOMEMLIMIT is
@@ -69,9 +69,9 @@ func LimitMemory() {
 }
 
 // runTUI connects, polls and runs the program; the dashboard and the demo
-// share it. The terminal is restored on exit, on error and on panic (Bubble
+// share it; demo names the demo in the status bar ("" for none). The terminal is restored on exit, on error and on panic (Bubble
 // Tea catches panics in Update and View), and ctx ending quits the program.
-func runTUI(ctx context.Context, name string, r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
+func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
 	th, err := newTheme(stdout, r.theme, r.noColor)
 	if err != nil {
 		fmt.Fprintln(stderr, name+":", err)
@@ -96,7 +96,7 @@ func runTUI(ctx context.Context, name string, r rootFlags, cfg poller.Config, op
 		defer a.Close()
 		acts = a
 	}
-	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Interval: r.interval, Window: r.window,
+	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
 		ReadOnly: r.readOnly, Actions: acts})
 	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
 	go func() { <-ctx.Done(); prog.Quit() }()

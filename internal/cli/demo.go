@@ -59,5 +59,5 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := poller.Config{Addrs: env.Addrs, Timeout: 2 * time.Second, Standalone: env.Embedded, ReadOnly: r.readOnly}
 	opt := poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.window, Dial: cfg.Dialer()}
-	return runTUI(ctx, "emqtop demo", r, cfg, opt, stdout, stderr)
+	return runTUI(ctx, "emqtop demo", env.Label(), r, cfg, opt, stdout, stderr)
 }
