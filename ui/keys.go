@@ -58,6 +58,17 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Down, k.Next, k.Enter, k.Requeue, k.RequeueAll, k.Drain, k.Filter, k.Sort, k.Pause, k.Help, k.Quit}
 }
 
+// DetailHelp is the help line of the job detail, whose payload scrolls
+// with the viewport's own keys.
+func (k KeyMap) DetailHelp() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
+		key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
+		k.Quit,
+	}
+}
+
 // FullHelp is the help screen, a column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{

@@ -136,6 +136,9 @@ func TestKeys(t *testing.T) {
 			if m.detail == nil || m.detail.job.ID != stuckID {
 				t.Fatal("no detail")
 			}
+			if h := ansi.Strip(m.helpLine()); !strings.Contains(h, "scroll") || strings.Contains(h, "requeue") {
+				t.Errorf("the help line in the detail view names keys it does not take: %q", h)
+			}
 			if m = press(m, "esc"); m.detail != nil {
 				t.Error("esc did not close the detail")
 			}

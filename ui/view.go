@@ -199,6 +199,12 @@ func (m Model) scriptsPerSec() float64 {
 // action's outcome.
 func (m Model) helpLine() string {
 	switch {
+	case m.detail != nil:
+		return fit(" "+m.help.ShortHelpView(m.keys.DetailHelp()), m.width)
+	case m.showHelp:
+		return fit(" "+m.th.Dim.Render("any key: back to the dashboard · q quit"), m.width)
+	case m.act != nil:
+		return fit(" "+m.th.Dim.Render("the dialog above says its keys · ctrl+c quits"), m.width)
 	case m.filtering:
 		return fit(" "+m.filter.View()+m.th.Dim.Render("  enter: keep · esc: clear"), m.width)
 	case m.flash != "":
