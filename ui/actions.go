@@ -70,6 +70,35 @@ type actionState struct {
 	lastTick time.Time
 }
 
+// follow keeps an open R or D confirmation's count and preview those of
+// the latest poll, so what the dialog says matches the panes behind it.
+func (a *actionState) follow(s *model.Snapshot) {
+	if a == nil || a.running || a.kind == actRequeue {
+		return
+	}
+	var q *model.Queue
+	for i := range s.Queues {
+		if s.Queues[i].Name == a.queue {
+			q = &s.Queues[i]
+			break
+		}
+	}
+	if q == nil || q.Stale || q.Err != "" {
+		return // nothing newer to say
+	}
+	if a.kind == actRequeueAll {
+		a.total = q.Expired
+		return
+	}
+	a.total = q.Pending
+	if q.Detail {
+		a.preview = a.preview[:0]
+		for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
+			a.preview = append(a.preview, j.ID)
+		}
+	}
+}
+
 // actionMsg is the server's answer to one script of an action.
 type actionMsg struct {
 	kind    actionKind

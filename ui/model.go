@@ -219,6 +219,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.fold = model.NewFold(msg.snap)
 			m.prevSnap, m.snap = m.snap, msg.snap
 			m.refreshView()
+			m.act.follow(m.snap)
 		}
 		if m.paused {
 			return m, nil

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -460,5 +462,31 @@ func TestDemoNamedInStatusBar(t *testing.T) {
 		if !strings.Contains(first, "embedded demo") {
 			t.Errorf("%dx%d: the status bar does not say it is a demo: %q", size[0], size[1], first)
 		}
+	}
+}
+
+// TestDrainDialogFollowsThePolls: an open drain confirmation shows the
+// pending count of the latest poll, not the one it opened on.
+func TestDrainDialogFollowsThePolls(t *testing.T) {
+	snap := fixture(0)
+	m := press(ready(&fakeSource{snap: snap}, 120, 40, Options{Actions: &fakeActions{}}), "D")
+	if m.act == nil || m.act.kind != actDrain {
+		t.Fatal("D opened no drain dialog")
+	}
+	before := m.act.total
+	next := *snap
+	next.Queues = slices.Clone(snap.Queues)
+	for i := range next.Queues {
+		if next.Queues[i].Name == m.act.queue {
+			next.Queues[i].Pending = before + 1234
+		}
+	}
+	mm, _ := m.Update(snapshotMsg{snap: &next})
+	m = mm.(Model)
+	if m.act == nil || m.act.total != before+1234 {
+		t.Fatalf("after a poll the dialog says %d pending, want %d", m.act.total, before+1234)
+	}
+	if !strings.Contains(m.View(), fmt.Sprintf("%d at the last poll", before+1234)) {
+		t.Error("the dialog on screen does not show the new count")
 	}
 }
