@@ -206,10 +206,12 @@ func (p *Poller) Edges() []int64 {
 }
 
 // refreshTopology reads the topology now, asking the nodes that answered
-// the last poll first.
-func (p *Poller) refreshTopology(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
-	defer cancel()
+// the last poll first, each within the per-node timeout. In a poll (inPoll)
+// the whole read is bounded by one timeout and waited for here, not in
+// valkey-go (see send): the poll must come back. The background refresher
+// may take longer, one timeout per node asked, so that a slow but
+// answering cluster still gets its new topology.
+func (p *Poller) refreshTopology(ctx context.Context, inPoll bool) {
 	down := map[string]bool{}
 	p.mu.Lock()
 	for a, st := range p.nodes {
@@ -218,23 +220,28 @@ func (p *Poller) refreshTopology(ctx context.Context) {
 		}
 	}
 	p.mu.Unlock()
-	// waited for here, not in valkey-go: see send
-	type answer struct {
-		t   *model.Topology
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		t, err := readTopology(ctx, p.c, down)
-		done <- answer{t, err}
-	}()
 	var t *model.Topology
 	var err error
-	select {
-	case a := <-done:
-		t, err = a.t, a.err
-	case <-ctx.Done():
-		err = fmt.Errorf("no node answered the topology within %v", p.opt.Timeout)
+	if inPoll {
+		ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
+		defer cancel()
+		type answer struct {
+			t   *model.Topology
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			t, err := readTopology(ctx, p.c, down, p.opt.Timeout)
+			done <- answer{t, err}
+		}()
+		select {
+		case a := <-done:
+			t, err = a.t, a.err
+		case <-ctx.Done():
+			err = fmt.Errorf("no node answered the topology within %v", p.opt.Timeout)
+		}
+	} else {
+		t, err = readTopology(ctx, p.c, down, p.opt.Timeout)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -271,7 +278,7 @@ func (p *Poller) refresher() {
 			case <-ctx.Done():
 			}
 		}()
-		p.refreshTopology(ctx)
+		p.refreshTopology(ctx, false)
 		cancel()
 	}
 }
@@ -286,7 +293,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	first := p.topo == nil
 	p.mu.Unlock()
 	if first {
-		p.refreshTopology(ctx)
+		p.refreshTopology(ctx, true)
 		p.mu.Lock()
 		err := p.topoErr
 		p.mu.Unlock()
@@ -308,7 +315,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	if redo := p.redirected(results); len(redo) > 0 {
 		// the slots moved under us: read the topology again and ask the
 		// new owners (or the ASK targets) in one more round trip
-		p.refreshTopology(ctx)
+		p.refreshTopology(ctx, true)
 		p.mu.Lock()
 		topo = p.topo
 		p.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -19,12 +20,19 @@ import (
 // NODES line for slots in migration. A standalone server is one primary
 // owning every slot.
 func ReadTopology(ctx context.Context, c valkey.Client) (*model.Topology, error) {
-	return readTopology(ctx, c, nil)
+	return readTopology(ctx, c, nil, 0)
 }
 
 // readTopology asks the nodes in address order, those in down last, so a
 // dead or paused node does not cost a timeout when another can answer.
-func readTopology(ctx context.Context, c valkey.Client, down map[string]bool) (*model.Topology, error) {
+// Each node is given per (0: ctx alone bounds the read).
+func readTopology(ctx context.Context, c valkey.Client, down map[string]bool, per time.Duration) (*model.Topology, error) {
+	nodeCtx := func() (context.Context, context.CancelFunc) {
+		if per > 0 {
+			return context.WithTimeout(ctx, per)
+		}
+		return context.WithCancel(ctx)
+	}
 	nodes := c.Nodes()
 	addrs := make([]string, 0, len(nodes))
 	for a := range nodes {
@@ -39,7 +47,9 @@ func readTopology(ctx context.Context, c valkey.Client, down map[string]bool) (*
 	if c.Mode() != valkey.ClientModeCluster {
 		n := model.Node{Addr: addrs[0], Role: model.RolePrimary, Health: "online",
 			Slots: []model.Range{{Lo: 0, Hi: keyspace.SlotCount - 1}}}
-		if v, err := c.Do(ctx, c.B().Role().Build()).ToArray(); err == nil && len(v) > 0 {
+		rctx, cancel := nodeCtx()
+		defer cancel()
+		if v, err := c.Do(rctx, c.B().Role().Build()).ToArray(); err == nil && len(v) > 0 {
 			if r, _ := v[0].ToString(); r == "slave" {
 				n.Role = model.RoleReplica
 				n.Slots = nil
@@ -55,10 +65,12 @@ func readTopology(ctx context.Context, c valkey.Client, down map[string]bool) (*
 	var errs []error
 	for _, a := range addrs {
 		nc := nodes[a]
-		list, err := readShards(ctx, nc)
+		nctx, cancel := nodeCtx()
+		list, err := readShards(nctx, nc)
 		if err != nil && isUnknownCommand(err) {
-			list, err = readSlots(ctx, nc)
+			list, err = readSlots(nctx, nc)
 		}
+		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", a, err))
 			continue
@@ -68,7 +80,9 @@ func readTopology(ctx context.Context, c valkey.Client, down map[string]bool) (*
 				continue // a dead or paused node would cost a timeout
 			}
 			if pc, ok := nodes[list[i].Addr]; ok {
-				list[i].Migrating = readMigrating(ctx, pc)
+				mctx, cancel := nodeCtx()
+				list[i].Migrating = readMigrating(mctx, pc)
+				cancel()
 			}
 		}
 		return model.NewTopology(true, list), nil
