@@ -178,13 +178,7 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		i int
 	}
 	rows := make([]row, 0, len(qs))
-	for i := range qs {
-		q := &qs[i]
-		if filter != "" && !containsFold(q.Name, filter) {
-			continue
-		}
-		rows = append(rows, row{k: sortValue(q, key), i: i})
-	}
+	kept(qs, filter, func(i int, q *Queue) { rows = append(rows, row{k: sortValue(q, key), i: i}) })
 	slices.SortFunc(rows, func(a, b row) int {
 		if a.k != b.k {
 			return cmp.Compare(a.k, b.k)
@@ -199,6 +193,15 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		slices.Reverse(out)
 	}
 	return out
+}
+
+// kept calls f for every queue whose name holds the lower-cased filter.
+func kept(qs []Queue, filter string, f func(i int, q *Queue)) {
+	for i := range qs {
+		if q := &qs[i]; filter == "" || containsFold(q.Name, filter) {
+			f(i, q)
+		}
+	}
 }
 
 // sortValue is a queue's key for the sorts by a number: counts descending,
@@ -228,17 +231,13 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 		i int
 	}
 	rows := make([]row, 0, len(qs))
-	for i := range qs {
-		q := &qs[i]
-		if filter != "" && !containsFold(q.Name, filter) {
-			continue
-		}
+	kept(qs, filter, func(i int, q *Queue) {
 		r := row{i: i, k: sortValue(q, key)}
 		if key == SortNode {
 			r.s = q.Node
 		}
 		rows = append(rows, r)
-	}
+	})
 	slices.SortFunc(rows, func(a, b row) int {
 		c := cmp.Compare(a.k, b.k)
 		if c == 0 {
