@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/keyspace"
@@ -95,7 +96,7 @@ func (m Model) heatView(l layout) string {
 	} else {
 		lines = m.heatBlocks(cells, l, cursor, sel)
 	}
-	lines = append(lines, m.legend(), m.inspector(cells, cursor, sel, n))
+	lines = append(lines, m.legend(r.w-2, l.nodes.w > 0), m.inspector(cells, cursor, sel, n))
 	title := "Slots 0–16383"
 	if m.focus == paneHeat {
 		title += " · ←↑↓→ move · enter select"
@@ -192,7 +193,17 @@ func (m Model) heatBlocks(cells []model.HeatCell, l layout, cursor, sel int) []s
 }
 
 // legend names each primary's colour, then the marks.
-func (m Model) legend() string {
+// legend maps hues to nodes, with each node's slots and queues. When the
+// nodes pane is on screen (it says them too) and they do not fit in w, the
+// hues alone; without it the counts stay and the marks' key is cut.
+func (m Model) legend(w int, nodesPane bool) string {
+	if full := m.legendOf(true); !nodesPane || ansi.StringWidth(full) <= w {
+		return full
+	}
+	return m.legendOf(false)
+}
+
+func (m Model) legendOf(counts bool) string {
 	th := m.th
 	s := m.snap
 	common := commonHost(s)
@@ -207,7 +218,11 @@ func (m Model) legend() string {
 		} else {
 			sw = th.Renderer.NewStyle().Foreground(th.NodeColor(i, 4)).Render("■")
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %d sl %d q", sw, shortAddr(n.Addr, common), n.SlotCount(), n.Queues))
+		if counts {
+			parts = append(parts, fmt.Sprintf("%s %s %d sl %d q", sw, shortAddr(n.Addr, common), n.SlotCount(), n.Queues))
+		} else {
+			parts = append(parts, sw+" "+shortAddr(n.Addr, common))
+		}
 	}
 	if th.Glyphs {
 		parts = append(parts, "! expired", "× uncovered", "◆ selected")
