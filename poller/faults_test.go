@@ -128,6 +128,11 @@ func TestNodePaused(t *testing.T) {
 	if n == nil || n.Err == "" || n.LastGood.IsZero() {
 		t.Fatalf("the paused node: %+v", n)
 	}
+	// after the poll that timed out, the polls do not wait for it again:
+	// they send it nothing, and a probe asks it in the background
+	if n.Commands != 0 || !strings.Contains(n.Err, "background") {
+		t.Errorf("the third poll of the pause sent the paused node %d commands (err %q); want none, and a probe", n.Commands, n.Err)
+	}
 	for _, q := range s.Queues {
 		if (q.Node == paused) != q.Stale || q.Pending != 2 {
 			t.Errorf("queue %s on %s: stale %v pending %d", q.Name, q.Node, q.Stale, q.Pending)

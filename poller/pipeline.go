@@ -172,9 +172,19 @@ func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]v
 				out[i] = nodeResult{plan: np, err: fmt.Errorf("no connection to %s", np.addr)}
 				return
 			}
+			if st.timedOut && !st.answered.Swap(false) {
+				// no answer in time at the last poll: this poll does not
+				// wait for it again (the other nodes stay fresh at the
+				// interval); a probe asks it in the background, and once
+				// it answers the next poll sends it its pipeline
+				p.probe(nc, st)
+				out[i] = nodeResult{plan: np, err: errAsking}
+				return
+			}
 			nctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
 			defer cancel()
 			out[i] = p.runNode(nctx, nc, np, st, edges)
+			st.timedOut = errors.Is(out[i].err, context.DeadlineExceeded)
 		}()
 	}
 	wg.Wait()
@@ -318,6 +328,28 @@ func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Co
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// errAsking: the node gave no answer in time at an earlier poll and is
+// being asked again in the background.
+var errAsking = errors.New("asking it again in the background")
+
+// probe sends TIME to a node that timed out, in the background, with the
+// full timeout; an answer lets the next poll send the node its pipeline
+// again. Nothing is sent while an earlier call to the node is out.
+func (p *Poller) probe(nc valkey.Client, st *nodeState) {
+	if !st.busy.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), p.opt.Timeout)
+		err := nc.Do(ctx, nc.B().Time().Build()).Error()
+		cancel()
+		if err == nil {
+			st.answered.Store(true)
+		}
+		st.busy.Store(false)
+	}()
 }
 
 // retryBatches re-sends scripts that failed for NOSCRIPT (the server

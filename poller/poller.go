@@ -91,7 +91,9 @@ type nodeState struct {
 	lastGood             time.Time
 	latency              time.Duration
 	err                  string
-	busy                 atomic.Bool // a pipeline sent to it has not returned
+	busy                 atomic.Bool // a pipeline or probe sent to it has not returned
+	timedOut             bool        // it gave no answer in time at the last poll it was sent
+	answered             atomic.Bool // a background probe got an answer since
 }
 
 // Poller takes snapshots. Poll is not safe for concurrent use: a poll is
