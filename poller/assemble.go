@@ -186,7 +186,7 @@ func (p *Poller) foreignKeys(topo *model.Topology, snap *model.Snapshot) {
 // errText words an error for the operator.
 func errText(err error, timeout time.Duration) string {
 	if errors.Is(err, errAsking) {
-		return fmt.Sprintf("no answer within %v; asking it again in the background", timeout)
+		return fmt.Sprintf("no answer within %v, retrying", timeout)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within %v", timeout)

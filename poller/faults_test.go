@@ -130,7 +130,7 @@ func TestNodePaused(t *testing.T) {
 	}
 	// after the poll that timed out, the polls do not wait for it again:
 	// they send it nothing, and a probe asks it in the background
-	if n.Commands != 0 || !strings.Contains(n.Err, "background") {
+	if n.Commands != 0 || !strings.Contains(n.Err, "retrying") {
 		t.Errorf("the third poll of the pause sent the paused node %d commands (err %q); want none, and a probe", n.Commands, n.Err)
 	}
 	for _, q := range s.Queues {
