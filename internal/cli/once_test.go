@@ -114,6 +114,10 @@ func TestOnceExitStatus(t *testing.T) {
 	if rc := Main([]string{"--once", "--queues", "a}b"}, &out, &errb); rc != 1 {
 		t.Errorf("bad --queues: rc = %d, want 1", rc)
 	}
+	errb.Reset()
+	if rc := Main([]string{"--once", "--interval", "10ms", "--addr", cl.Nodes[0].Addr()}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "--interval") {
+		t.Errorf("--interval 10ms: rc = %d, stderr %q; want 1 and the flag named", rc, errb.String())
+	}
 	if rc := Main([]string{"--once", "--url", "redis://u:secret@127.0.0.1:1"}, &out, &errb); rc != 1 || strings.Contains(errb.String(), "secret") {
 		t.Errorf("password in --url: rc = %d, stderr %q", rc, errb.String())
 	}

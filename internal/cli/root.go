@@ -68,6 +68,10 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 	if r.window <= 0 {
 		return poller.Options{}, errors.New("--window must be positive")
 	}
+	// the same bounds as + and - at run time
+	if r.interval < 250*time.Millisecond || r.interval > time.Minute {
+		return poller.Options{}, fmt.Errorf("--interval %v: give 250ms to 1m (a shorter one would load the cluster for nothing)", r.interval)
+	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
 		Replicas: cfg.Replicas, Window: r.window, Dial: cfg.Dialer()}, nil
 }
