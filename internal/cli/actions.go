@@ -55,6 +55,14 @@ func openAudit(path string) (*auditLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (give --audit-log FILE, or run with --read-only)", err)
 	}
+	// a log that already existed keeps no looser mode: it names servers,
+	// queues, users and where they came from
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("audit log: %s is readable by others and cannot be made private: %w", path, err)
+		}
+	}
 	a := &auditLog{f: f, ssh: os.Getenv("SSH_CONNECTION")}
 	if u, err := user.Current(); err == nil {
 		a.user = u.Username
