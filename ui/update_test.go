@@ -490,3 +490,40 @@ func TestDrainDialogFollowsThePolls(t *testing.T) {
 		t.Error("the dialog on screen does not show the new count")
 	}
 }
+
+// TestEverySize: in every mode (panes, help, job detail, a dialog, the
+// filter) and over a sweep of sizes around the layout's thresholds, the
+// screen is exactly the terminal's height and no line is wider than it.
+func TestEverySize(t *testing.T) {
+	modes := map[string][]string{
+		"panes":  nil,
+		"help":   {"?"},
+		"detail": {"shift+tab", "enter"},
+		"dialog": {"D"},
+		"filter": {"/", "ord"},
+	}
+	widths := []int{minW - 1, minW, minW + 1, 73, 80, 99, 100, 101, 117, 120, 151, 200}
+	heights := []int{minH - 1, minH, minH + 1, 19, 20, 24, 29, 30, 31, 40, 49, 50, 60}
+	for name, keys := range modes {
+		m := press(ready(&fakeSource{snap: fixture(40)}, 120, 40, Options{Actions: &fakeActions{}}), keys...)
+		if in := map[string]bool{"panes": true, "help": m.showHelp, "detail": m.detail != nil,
+			"dialog": m.act != nil, "filter": m.filtering}[name]; !in {
+			t.Fatalf("the keys %v did not put the dashboard in mode %s", keys, name)
+		}
+		for _, w := range widths {
+			for _, h := range heights {
+				mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				lines := strings.Split(mm.(Model).View(), "\n")
+				if len(lines) != h {
+					t.Errorf("%s at %dx%d: %d lines", name, w, h, len(lines))
+				}
+				for i, l := range lines {
+					if lw := ansi.StringWidth(l); lw > w {
+						t.Errorf("%s at %dx%d: line %d is %d wide", name, w, h, i, lw)
+						break
+					}
+				}
+			}
+		}
+	}
+}
