@@ -111,6 +111,17 @@ type actionMsg struct {
 
 func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }
 
+// requeueDialog opens the confirmation of r for job j of q, with the
+// attempts the operator saw as the fence.
+func (m *Model) requeueDialog(q *model.Queue, j model.Job) {
+	if !j.Valid || !j.AttemptsOK {
+		m.flash, m.flashBad = "this job cannot be requeued: its id or its attempts counter is unreadable", true
+		return
+	}
+	now := time.UnixMilli(q.ServerTimeMs)
+	m.act = &actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))}
+}
+
 // startAction opens the confirmation of r, R or D.
 func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if !m.actionsOn() {
@@ -122,19 +133,13 @@ func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.flash, m.flashBad = "no queue selected", true
 		return m, nil
 	}
-	now := time.UnixMilli(q.ServerTimeMs)
 	switch {
 	case bound(msg, m.keys.Requeue):
 		if m.focus != paneActive || m.actSel >= len(q.ActiveJobs) {
 			m.flash, m.flashBad = "select an active job first: tab to the Active pane, move with ↑/↓, then r", true
 			return m, nil
 		}
-		j := q.ActiveJobs[m.actSel]
-		if !j.Valid || !j.AttemptsOK {
-			m.flash, m.flashBad = "this job cannot be requeued: its id or its attempts counter is unreadable", true
-			return m, nil
-		}
-		m.act = &actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))}
+		m.requeueDialog(q, q.ActiveJobs[m.actSel])
 	case bound(msg, m.keys.RequeueAll):
 		if q.Expired == 0 {
 			m.flash, m.flashBad = fmt.Sprintf("%s has no expired jobs", q.Name), false

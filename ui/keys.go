@@ -59,12 +59,17 @@ func (k KeyMap) ShortHelp() []key.Binding {
 }
 
 // DetailHelp is the help line of the job detail, whose payload scrolls
-// with the viewport's own keys.
-func (k KeyMap) DetailHelp() []key.Binding {
+// with the viewport's own keys; an active job can be requeued from it.
+func (k KeyMap) DetailHelp(active bool) []key.Binding {
+	requeue := key.NewBinding(key.WithDisabled())
+	if active {
+		requeue = k.Requeue
+	}
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
 		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
 		key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
+		requeue,
 		k.Quit,
 	}
 }

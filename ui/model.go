@@ -288,6 +288,17 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Quit) {
 			return m, tea.Quit
 		}
+		if key.Matches(msg, k.Requeue) && m.detail.active {
+			// the job on screen, with the attempts seen when it was opened
+			if !m.actionsOn() {
+				m.flash, m.flashBad = "read-only: requeue and drain are off (--read-only, or the server refused writes)", true
+				return m, nil
+			}
+			d := m.detail
+			m.detail = nil
+			m.requeueDialog(&d.q, d.job)
+			return m, nil
+		}
 		var cmd tea.Cmd
 		m.detail.vp, cmd = m.detail.vp.Update(msg)
 		return m, cmd

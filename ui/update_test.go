@@ -527,3 +527,36 @@ func TestEverySize(t *testing.T) {
 		}
 	}
 }
+
+// TestRequeueFromDetail: r in the detail of an active job opens the
+// requeue confirmation of that job, and y requeues it with its attempts.
+func TestRequeueFromDetail(t *testing.T) {
+	acts := &fakeActions{}
+	m := press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "shift+tab", "enter")
+	if m.detail == nil || m.detail.job.ID != stuckID {
+		t.Fatal("no detail of the stuck job")
+	}
+	if h := ansi.Strip(m.helpLine()); !strings.Contains(h, "requeue") {
+		t.Errorf("the detail of an active job does not offer r: %q", h)
+	}
+	m = press(m, "r")
+	if m.detail != nil || m.act == nil || m.act.kind != actRequeue || m.act.job.ID != stuckID {
+		t.Fatalf("r in the detail: detail %v, dialog %+v", m.detail != nil, m.act)
+	}
+	mm, cmd := m.Update(keyMsg("y"))
+	m = run(mm.(Model), cmd)
+	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID {
+		t.Errorf("requeued %v, want [%s]", acts.requeued, stuckID)
+	}
+	// a pending job's detail offers no r, and r there does nothing
+	m = press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "tab", "tab", "enter")
+	if m.detail == nil || m.detail.active {
+		t.Fatalf("no pending job's detail (focus %v)", paneNames[m.focus])
+	}
+	if h := ansi.Strip(m.helpLine()); strings.Contains(h, "requeue") {
+		t.Errorf("the detail of a pending job offers r: %q", h)
+	}
+	if m = press(m, "r"); m.act != nil || m.detail == nil {
+		t.Error("r in a pending job's detail did something")
+	}
+}
