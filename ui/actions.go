@@ -111,6 +111,9 @@ type actionMsg struct {
 
 func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }
 
+// msgReadOnly answers an action key in a read-only session.
+const msgReadOnly = "read-only: requeue and drain are off (--read-only, or the server refused writes)"
+
 // requeueDialog opens the confirmation of r for job j of q, with the
 // attempts the operator saw as the fence.
 func (m *Model) requeueDialog(q *model.Queue, j model.Job) {
@@ -125,7 +128,7 @@ func (m *Model) requeueDialog(q *model.Queue, j model.Job) {
 // startAction opens the confirmation of r, R or D.
 func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if !m.actionsOn() {
-		m.flash, m.flashBad = "read-only: requeue and drain are off (--read-only, or the server refused writes)", true
+		m.flash, m.flashBad = msgReadOnly, true
 		return m, nil
 	}
 	q := m.selected()

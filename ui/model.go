@@ -291,7 +291,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Requeue) && m.detail.active {
 			// the job on screen, with the attempts seen when it was opened
 			if !m.actionsOn() {
-				m.flash, m.flashBad = "read-only: requeue and drain are off (--read-only, or the server refused writes)", true
+				m.flash, m.flashBad = msgReadOnly, true
 				return m, nil
 			}
 			d := m.detail
