@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,12 @@ func newDetail(q *model.Queue, j model.Job, active bool, w, h int) *detailView {
 	d := &detailView{q: *q, job: j, active: active, vp: viewport.New(max(10, w-4), max(3, h-14))}
 	d.vp.SetContent("reading the job row…")
 	return d
+}
+
+// requeueable: the job is active and its id and attempts are readable, so
+// r can fence it.
+func (d *detailView) requeueable() bool {
+	return d.active && d.job.Valid && d.job.AttemptsOK
 }
 
 func (d *detailView) resize(w, h int) {
@@ -67,6 +74,10 @@ func (d *detailView) view(th *theme.Theme, w, h int) string {
 	if d.done && d.d.Exists {
 		state = safe.Bounded(d.d.State, 40) + th.Dim.Render(" (row)")
 		attempts = safe.Bounded(d.d.Attempts, 40) + th.Dim.Render(" (row, the fence)")
+		if _, err := strconv.ParseInt(d.d.Attempts, 10, 64); err != nil {
+			attempts = th.Invalid.Render("unreadable: "+safe.Bounded(d.d.Attempts, 40)) +
+				th.Dim.Render(" (row: not an integer, so no fence: it cannot be requeued from here)")
+		}
 	}
 	keys, _ := keyspace.KeysOf(q.Name)
 	size := "…"

@@ -288,7 +288,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Quit) {
 			return m, tea.Quit
 		}
-		if key.Matches(msg, k.Requeue) && m.detail.active {
+		if key.Matches(msg, k.Requeue) && m.detail.requeueable() {
 			// the job on screen, with the attempts seen when it was opened
 			if !m.actionsOn() {
 				m.flash, m.flashBad = msgReadOnly, true

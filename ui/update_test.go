@@ -548,6 +548,17 @@ func TestRequeueFromDetail(t *testing.T) {
 	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID {
 		t.Errorf("requeued %v, want [%s]", acts.requeued, stuckID)
 	}
+	// a member that is not a valid id offers no r, and r there does nothing
+	m = press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "shift+tab", "j", "j", "enter")
+	if m.detail == nil || m.detail.job.Valid {
+		t.Fatal("no detail of the invalid member")
+	}
+	if h := ansi.Strip(m.helpLine()); strings.Contains(h, "requeue") {
+		t.Errorf("the detail of an invalid member offers r: %q", h)
+	}
+	if m = press(m, "r"); m.act != nil || m.detail == nil {
+		t.Error("r in an invalid member's detail did something")
+	}
 	// a pending job's detail offers no r, and r there does nothing
 	m = press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "tab", "tab", "enter")
 	if m.detail == nil || m.detail.active {

@@ -200,7 +200,7 @@ func (m Model) scriptsPerSec() float64 {
 func (m Model) helpLine() string {
 	switch {
 	case m.detail != nil:
-		return fit(" "+m.help.ShortHelpView(m.keys.DetailHelp(m.detail.active)), m.width)
+		return fit(" "+m.help.ShortHelpView(m.keys.DetailHelp(m.detail.requeueable())), m.width)
 	case m.showHelp:
 		return fit(" "+m.th.Dim.Render("any key: back to the dashboard · q quit"), m.width)
 	case m.act != nil:

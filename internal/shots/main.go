@@ -44,6 +44,9 @@ var scenes = []scene{
 	{name: "help", title: "The help",
 		keys:  [][]string{{"?"}},
 		after: [][]string{{"Escape"}}},
+	{name: "detail", title: "A job's detail: attempts that are not a number, a payload of terminal escapes made visible",
+		keys:  [][]string{{"Escape"}, {"/"}, {"l", "e", "g", "a", "c", "y"}, {"Enter"}, {"BTab"}, {"j"}, {"Enter"}},
+		after: [][]string{{"Escape"}}},
 }
 
 func run(name string, args ...string) (string, error) {
