@@ -315,12 +315,13 @@ func (m Model) nodesView(r rect) string {
 		if n.Expired > 0 {
 			exp = th.Warn.Render(exp)
 		}
-		line := fmt.Sprintf("%s %-6s %-11s %4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common), ranges,
-			n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
-		if in < 58 { // narrow: the ranges go (the heatmap shows them), the latency stays
-			line = fmt.Sprintf("%s %-6s %4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common),
-				n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
+		if in >= 58 { // narrow: the ranges go (the heatmap shows them), the latency stays
+			ranges = fmt.Sprintf("%-11s ", ranges)
+		} else {
+			ranges = ""
 		}
+		line := fmt.Sprintf("%s %-6s %s%4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common), ranges,
+			n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
 		if n.Err != "" {
 			line = fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common),
 				th.Bad.Render(safe.Bounded(n.Err, 60)))

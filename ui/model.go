@@ -288,12 +288,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Quit) {
 			return m, tea.Quit
 		}
+		// the job on screen, with the attempts seen when it was opened (r is
+		// disabled, so matches nothing, when the session is read-only)
 		if key.Matches(msg, k.Requeue) && m.detail.requeueable() {
-			// the job on screen, with the attempts seen when it was opened
-			if !m.actionsOn() {
-				m.flash, m.flashBad = msgReadOnly, true
-				return m, nil
-			}
 			d := m.detail
 			m.detail = nil
 			m.requeueDialog(&d.q, d.job)
