@@ -146,20 +146,19 @@ func (c *Cluster) start() error {
 		if c.opts.Primaries > 0 && i >= c.opts.Primaries {
 			n.Primary = (i - c.opts.Primaries) % c.opts.Primaries
 		}
-		n.conf = filepath.Join(c.dir, fmt.Sprintf("node-%d.conf", port))
-		if err := os.WriteFile(n.conf, []byte(c.config(port, n.TLSPort)), 0o600); err != nil {
-			return err
-		}
 		c.Nodes = append(c.Nodes, n)
 	}
 	for _, n := range c.Nodes {
+		if err := c.writeConfig(n); err != nil {
+			return err
+		}
 		if err := c.spawn(n); err != nil {
 			return err
 		}
 	}
 	for _, n := range c.Nodes {
-		if err := waitPing(n.Addr(), 10*time.Second); err != nil {
-			return fmt.Errorf("server %s did not come up: %w (log: %s)", n.Addr(), err, c.logTail(n))
+		if err := c.waitUp(n); err != nil {
+			return err
 		}
 	}
 	if c.opts.Primaries == 0 {
@@ -201,6 +200,43 @@ func (c *Cluster) config(port, tlsPort int) string {
 	}
 	lines = append(lines, c.opts.Extra...)
 	return strings.Join(lines, "\n") + "\n"
+}
+
+func (c *Cluster) writeConfig(n *Node) error {
+	n.conf = filepath.Join(c.dir, fmt.Sprintf("node-%d.conf", n.Port))
+	return os.WriteFile(n.conf, []byte(c.config(n.Port, n.TLSPort)), 0o600)
+}
+
+// waitUp waits for a node to answer PING. A port found free can be taken by
+// another process before the server binds it (other test packages start
+// servers at the same time): a server that exits because its port is in
+// use is started again on other free ports, which no other node knows yet.
+func (c *Cluster) waitUp(n *Node) error {
+	for attempt := 0; ; attempt++ {
+		err := waitPing(n.Addr(), 10*time.Second, func() bool { return !n.Running() })
+		if err == nil {
+			return nil
+		}
+		log := c.logTail(n)
+		if attempt == 4 || !strings.Contains(log, "Address already in use") {
+			return fmt.Errorf("server %s did not come up: %w (log: %s)", n.Addr(), err, log)
+		}
+		n.stop(syscall.SIGKILL)
+		ports, perr := freePorts(2, c.opts.Primaries > 0)
+		if perr != nil {
+			return perr
+		}
+		n.Port = ports[0]
+		if n.TLSPort != 0 {
+			n.TLSPort = ports[1]
+		}
+		if err := c.writeConfig(n); err != nil {
+			return err
+		}
+		if err := c.spawn(n); err != nil {
+			return err
+		}
+	}
 }
 
 func (c *Cluster) spawn(n *Node) error {
@@ -296,8 +332,10 @@ func (n *Node) PID() int {
 func freePorts(n int, bus bool) ([]int, error) {
 	seen := map[int]bool{}
 	var out []int
+	// below Linux's ephemeral range (32768 up), with the bus port too, so a
+	// client's outgoing connection never takes a port chosen here
 	for tries := 0; len(out) < n && tries < 2000; tries++ {
-		p := 20000 + rand.IntN(35000)
+		p := 10000 + rand.IntN(12700)
 		if seen[p] || !portFree(p) || (bus && !portFree(p+10000)) {
 			continue
 		}
@@ -319,12 +357,19 @@ func portFree(p int) bool {
 	return true
 }
 
-func waitPing(addr string, within time.Duration) error {
+// waitPing waits for addr to answer PING, and gives up early once gone
+// reports that the server's process has ended.
+func waitPing(addr string, within time.Duration, gone func() bool) error {
 	deadline := time.Now().Add(within)
 	var last error
 	for time.Now().Before(deadline) {
+		if gone != nil && gone() {
+			return fmt.Errorf("the server exited (%v)", last)
+		}
 		conn, err := Dial(addr)
 		if err == nil {
+			// whatever holds the port may never answer
+			conn.SetTimeout(500 * time.Millisecond)
 			_, err = conn.String("PING")
 			conn.Close()
 			if err == nil {

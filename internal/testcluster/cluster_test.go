@@ -1,6 +1,7 @@
 package testcluster
 
 import (
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -110,5 +111,40 @@ func BenchmarkStartThreePrimaries(b *testing.B) {
 			b.Fatal(err)
 		}
 		c.Close()
+	}
+}
+
+// A port taken between the check and the server's bind (another test
+// package starting servers at the same time) costs a retry on other ports,
+// not a failed test.
+func TestPortTakenIsRetried(t *testing.T) {
+	bin, err := FindServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := busy.Addr().(*net.TCPAddr).Port
+	c := &Cluster{Binary: bin, dir: t.TempDir()}
+	n := &Node{Port: port, Primary: -1}
+	c.Nodes = []*Node{n}
+	defer c.Close()
+	if err := c.writeConfig(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.spawn(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.waitUp(n); err != nil {
+		t.Fatalf("not retried: %v", err)
+	}
+	if n.Port == port {
+		t.Fatalf("still on the taken port %d", port)
+	}
+	if got, err := doString(n.Addr(), "PING"); err != nil || got != "PONG" {
+		t.Fatalf("PING on the new port = %q, %v", got, err)
 	}
 }

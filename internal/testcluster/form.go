@@ -179,7 +179,7 @@ func (c *Cluster) Restart(i int) error {
 	if err := c.spawn(n); err != nil {
 		return err
 	}
-	return waitPing(n.Addr(), 10*time.Second)
+	return waitPing(n.Addr(), 10*time.Second, func() bool { return !n.Running() })
 }
 
 // Owner is the index of the node that the first running node says owns slot.

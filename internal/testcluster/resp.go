@@ -14,8 +14,9 @@ import (
 // Conn is a minimal RESP2 connection, enough to form and steer a cluster
 // without any client library.
 type Conn struct {
-	c net.Conn
-	r *bufio.Reader
+	c       net.Conn
+	r       *bufio.Reader
+	timeout time.Duration
 }
 
 // ServerError is an error reply from the server.
@@ -32,6 +33,9 @@ func Dial(addr string) (*Conn, error) {
 	return &Conn{c: c, r: bufio.NewReader(c)}, nil
 }
 
+// SetTimeout bounds each later command's round trip (10s by default).
+func (c *Conn) SetTimeout(d time.Duration) { c.timeout = d }
+
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
 
@@ -43,7 +47,11 @@ func (c *Conn) Do(args ...string) (any, error) {
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	_ = c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	timeout := c.timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	_ = c.c.SetDeadline(time.Now().Add(timeout))
 	if _, err := c.c.Write([]byte(b.String())); err != nil {
 		return nil, err
 	}
