@@ -23,7 +23,7 @@ const (
 var QueueTypes = []string{TypePending, TypeActive, TypeSchedule, TypeMeta}
 
 const (
-	prefix   = "emq:{"
+	prefix   = namespace + "{"
 	reserved = "{emq}:"
 	// VersionKey holds the protocol version fence.
 	VersionKey = reserved + "version"
@@ -33,12 +33,16 @@ const (
 	JobIDPrefix = "JOB"
 	// JobIDLen is the length of a job id: the brand and a 26-character ULID.
 	JobIDLen = len(JobIDPrefix) + ulid.EncodedSize
-	// ScanPattern matches every queue-level key for SCAN.
-	ScanPattern = "emq:{*}:*"
+	// namespace starts every EchoMQ key.
+	namespace = "emq:"
+	// ScanPattern matches every key in EchoMQ's namespace for SCAN: the
+	// queues' keys, and the ones that break the grammar (a brace never
+	// closed, no hashtag at all), which discovery lists as foreign.
+	ScanPattern = namespace + "*"
 )
 
 // ValidateQueue checks a queue name: 1 to 200 bytes of valid UTF-8, no '{',
-// no '}', no ASCII control character, and not the reserved "emq".
+// no '}', no control character (C0, DEL or C1), and not the reserved "emq".
 func ValidateQueue(name string) error {
 	switch {
 	case name == "":
@@ -56,6 +60,9 @@ func ValidateQueue(name string) error {
 			return refuse(ErrInvalidQueue, name, "a queue name may not contain '{' or '}'")
 		case c < 0x20 || c == 0x7f:
 			return refuse(ErrInvalidQueue, name, "a queue name may not contain a control character")
+		case c == 0xc2 && i+1 < len(name) && name[i+1] >= 0x80 && name[i+1] <= 0x9f:
+			// U+0080–U+009F, the C1 controls (U+009B is CSI), encoded C2 80–C2 9F
+			return refuse(ErrInvalidQueue, name, "a queue name may not contain a control character (C1)")
 		}
 	}
 	return nil

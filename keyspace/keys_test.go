@@ -26,6 +26,11 @@ func TestValidateQueue(t *testing.T) {
 		{"a\x7f", "control"},
 		{"a\nb", "control"},
 		{"\xff", "UTF-8"},
+		{"a\u009b31mb", "control character (C1)"},
+		{"\u0080", "C1"},
+		{"a\u009f", "C1"},
+		{"a\u00a0b", ""}, // no-break space: printable, allowed
+		{"a\u202eb", ""}, // a format rune is allowed in a name; the display gate escapes it
 	} {
 		err := ValidateQueue(tc.name)
 		if tc.rule == "" {
@@ -129,7 +134,8 @@ func TestParse(t *testing.T) {
 		{"emq:{orders}:job:" + goodID, Key{Queue: "orders", Type: "job", JobID: goodID}, nil},
 		{"{emq}:version", Key{}, ErrReserved},
 		{"user:profile", Key{}, ErrNotEchoMQ},
-		{"emq:orders:pending", Key{}, ErrNotEchoMQ},
+		{"emq:orders:pending", Key{}, ErrMalformed}, // a producer that forgot the hashtag
+		{"emqx:orders", Key{}, ErrNotEchoMQ},
 		{"emq:{}:pending", Key{}, ErrMalformed},
 		{"emq:{a:pending", Key{}, ErrMalformed},
 		{"emq:{a}}:pending", Key{}, ErrMalformed},
@@ -153,6 +159,9 @@ func TestParse(t *testing.T) {
 		}
 		if !errors.Is(err, tc.err) {
 			t.Errorf("Parse(%.60q) = %v, want %v", tc.key, err, tc.err)
+		}
+		if strings.HasPrefix(tc.key, "emq:orders") && !strings.Contains(err.Error(), "CROSSSLOT") {
+			t.Errorf("Parse(%q) does not name the missing hashtag: %v", tc.key, err)
 		}
 	}
 }

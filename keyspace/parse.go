@@ -10,14 +10,19 @@ type Key struct {
 }
 
 // Parse reads any key back into queue, type and job id. A key that does not
-// start with "emq:{" is ErrNotEchoMQ; one in "{emq}:" is ErrReserved; one that
-// starts like EchoMQ's and breaks the grammar is ErrMalformed, with the
+// start with "emq:" is ErrNotEchoMQ; one in "{emq}:" is ErrReserved; one that
+// starts like EchoMQ's ("emq:") and breaks the grammar is ErrMalformed, with the
 // refusal of the part inside it as its cause.
 func Parse(key string) (Key, error) {
 	if strings.HasPrefix(key, reserved) {
 		return Key{}, refuse(ErrReserved, key, `keys under "{emq}:" belong to the protocol, not to a queue`)
 	}
 	if !strings.HasPrefix(key, prefix) {
+		if strings.HasPrefix(key, namespace) {
+			// the producer's classic mistake: its keys spread over slots
+			return Key{}, refuse(ErrMalformed, key, "no hashtag: a producer wrote emq:<queue>:<type> instead of "+
+				"emq:{<queue>}:<type>, so its keys land in different slots and its scripts fail with CROSSSLOT")
+		}
 		return Key{}, refuse(ErrNotEchoMQ, key, `an EchoMQ key starts with "emq:{"`)
 	}
 	rest := key[len(prefix):]

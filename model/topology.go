@@ -15,6 +15,9 @@ import (
 const (
 	RolePrimary = "primary"
 	RoleReplica = "replica"
+	// RoleFailed is a primary the cluster marks failed that owns no slot
+	// (a replica took its slots over): a down node, not a primary.
+	RoleFailed = "failed"
 )
 
 // Range is an inclusive range of slots.
@@ -34,7 +37,7 @@ func (r Range) String() string {
 type Node struct {
 	ID        string   // cluster node id; "" on a standalone server
 	Addr      string   // host:port
-	Role      string   // RolePrimary or RoleReplica
+	Role      string   // RolePrimary, RoleReplica or RoleFailed
 	Health    string   // online, fail, loading, ... ("online" when unknown)
 	PrimaryID string   // for a replica, its primary's id
 	Slots     []Range  // for a primary, the slots it owns

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/echomq/emqtop/keyspace"
@@ -89,6 +90,11 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		owner := topo.OwnerOf(slot)
 		switch {
 		case got[i]:
+			if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
+				// a name given with --queues that has no keys: a typo, or a
+				// queue that is empty now (EchoMQ keeps no empty set)
+				q.Err = NoKeys(name, p.opt.Target)
+			}
 		case owner == nil:
 			q = p.stale(i, name)
 			q.Err = fmt.Sprintf("slot %d is not covered by any node", slot)
@@ -184,12 +190,23 @@ func (p *Poller) foreignKeys(topo *model.Topology, snap *model.Snapshot) {
 }
 
 // errText words an error for the operator.
-func errText(err error, timeout time.Duration) string {
-	if errors.Is(err, errAsking) {
+func errText(err error, timeout time.Duration) string { return ErrText(err, timeout) }
+
+// ErrText words a connection's error for the operator, without Go's or the
+// client's jargon: a deadline is "no answer within 2s", a reply that is not
+// RESP is "answered, but not as Valkey/Redis".
+func ErrText(err error, timeout time.Duration) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, errAsking):
 		return fmt.Sprintf("no answer within %v, retrying", timeout)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	case errors.Is(err, context.DeadlineExceeded), strings.HasSuffix(msg, context.DeadlineExceeded.Error()),
+		strings.Contains(msg, "i/o timeout"):
 		return fmt.Sprintf("no answer within %v", timeout)
+	case strings.Contains(msg, "received unknown message type"):
+		return "that port answered, but not as Valkey or Redis (another kind of server, such as HTTP?)"
+	case strings.Contains(msg, "connection refused"):
+		return "connection refused: nothing listens there"
 	}
-	return err.Error()
+	return msg
 }

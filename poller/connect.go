@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -37,27 +36,20 @@ type Config struct {
 func (c Config) ClientOption() (valkey.ClientOption, error) {
 	var opt valkey.ClientOption
 	if c.URL != "" {
-		u := c.URL
-		scheme, _, ok := strings.Cut(u, "://")
-		if !ok {
-			return opt, fmt.Errorf("--url %q: want valkey://, valkeys://, redis:// or rediss://", redactURL(u))
+		u, err := CheckURL(c.URL)
+		if err != nil {
+			return opt, err
 		}
-		switch scheme {
-		case "valkey", "valkeys", "redis", "rediss":
-		default:
-			return opt, fmt.Errorf("--url scheme %q: want valkey, valkeys, redis or rediss", scheme)
-		}
-		var err error
-		if opt, err = valkey.ParseURL(u); err != nil {
-			return opt, fmt.Errorf("--url %q: %v", redactURL(u), redactErr(err, u))
+		if opt, err = valkey.ParseURL(u.String()); err != nil {
+			return opt, fmt.Errorf("--url %s: %v", u.Label(), err)
 		}
 	} else {
 		if len(c.Addrs) == 0 {
 			return opt, errors.New("no address: give --addr host:port or --url")
 		}
 		for _, a := range c.Addrs {
-			if _, _, err := net.SplitHostPort(a); err != nil {
-				return opt, fmt.Errorf("--addr %q: want host:port", a)
+			if err := CheckAddr(a); err != nil {
+				return opt, err
 			}
 		}
 		opt.InitAddress = c.Addrs
@@ -87,10 +79,7 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 		tc.InsecureSkipVerify = c.TLSInsecure
 		opt.TLSConfig = tc
 	}
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = 2 * time.Second
-	}
+	timeout := c.timeout()
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.DisableCache = true
@@ -110,7 +99,7 @@ func Connect(c Config) (valkey.Client, error) {
 	}
 	cl, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %v", c.Target(), redactErr(err, c.Password))
+		return nil, fmt.Errorf("connect %s: %s", c.Target(), ErrText(redactErr(err, c.Password), c.timeout()))
 	}
 	if c.ReadOnly {
 		return ReadOnly(cl), nil
@@ -131,26 +120,12 @@ func (c Config) Dialer() func(addr string) (valkey.Client, error) {
 // Target names what the configuration connects to, with no secret in it.
 func (c Config) Target() string {
 	if c.URL != "" {
-		return redactURL(c.URL)
+		if u, err := CheckURL(c.URL); err == nil {
+			return u.Label()
+		}
+		return "an invalid --url"
 	}
 	return strings.Join(c.Addrs, ",")
-}
-
-// redactURL removes any password from a URL.
-func redactURL(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return u
-	}
-	cred := rest[:at]
-	if user, _, has := strings.Cut(cred, ":"); has {
-		cred = user + ":xxxxx"
-	}
-	return scheme + "://" + cred + rest[at:]
 }
 
 // redactErr removes a secret from an error's text.
@@ -159,4 +134,12 @@ func redactErr(err error, secret string) error {
 		return err
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), secret, "xxxxx"))
+}
+
+// timeout is the per-node timeout, 2s when none is set.
+func (c Config) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return 2 * time.Second
+	}
+	return c.Timeout
 }

@@ -101,6 +101,13 @@ func TestPrimaryKilled(t *testing.T) {
 			t.Errorf("after the failover queue %s: stale %v err %q", q.Name, q.Stale, q.Err)
 		}
 	}
+	// the failed-over node owns nothing: it is a down node, not a primary
+	if up, total := s.NodesUp(); up != 3 || total != 3 {
+		t.Errorf("after the failover: %d/%d primaries, want 3/3", up, total)
+	}
+	if n := nodeStatus(s, dead); n == nil || n.Role == model.RolePrimary || n.SlotCount() != 0 {
+		t.Errorf("the failed-over node is listed as %+v", n)
+	}
 }
 
 // TestNodePaused: a SIGSTOPped node does not block the poll; it shows as

@@ -54,3 +54,21 @@ func ReadJob(ctx context.Context, c valkey.Client, queue, id string, preview int
 	d.Payload = p
 	return d, nil
 }
+
+// NoKeys words a queue that has no keys on the server: no queue of that
+// name, or one that is empty now.
+func NoKeys(queue, target string) string {
+	return fmt.Sprintf("no queue named %s on %s (it has no keys)", keyspace.Quote(queue), target)
+}
+
+// QueueExists reports whether any key of the queue exists: its pending,
+// active and schedule sets and its meta hash share one slot, so this is
+// one EXISTS.
+func QueueExists(ctx context.Context, c valkey.Client, queue string) (bool, error) {
+	k, err := keyspace.KeysOf(queue)
+	if err != nil {
+		return false, err
+	}
+	n, err := c.Do(ctx, c.B().Exists().Key(k.Pending, k.Active, k.Schedule, k.Meta).Build()).AsInt64()
+	return n > 0, err
+}

@@ -285,7 +285,9 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 				retry = append(retry, bi)
 				continue
 			}
-			if refusesTime(err) && !st.argTime {
+			// every batch of this pipeline asked for TIME when nowHint is
+			// empty: each one refused is retried, not only the first
+			if refusesTime(err) && nowHint == "" {
 				st.argTime = true
 				retry = append(retry, bi)
 				continue
@@ -355,6 +357,18 @@ func (p *Poller) probe(nc valkey.Client, st *nodeState) {
 // retryBatches re-sends scripts that failed for NOSCRIPT (the server
 // restarted and lost its scripts) or for TIME, one more round trip.
 func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64, retry []int, res *nodeResult) {
+	// a second round only when the first learnt that this server refuses
+	// TIME in a read-only script (the embedded server): a script missing
+	// and TIME refused both show up at the start, one after the other, and
+	// neither is the operator's business
+	for round := 0; round < 2 && len(retry) > 0; round++ {
+		retry = p.retryRound(ctx, nc, np, st, edges, retry, res)
+	}
+}
+
+// retryRound loads the script and runs the batches of retry again; it
+// returns the batches to run once more with the time as an argument.
+func (p *Poller) retryRound(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64, retry []int, res *nodeResult) []int {
 	cmds := []valkey.Completed{nc.B().ScriptLoad().Script(snapshotLua).Build()}
 	nowHint := ""
 	if st.argTime {
@@ -375,23 +389,33 @@ func (p *Poller) retryBatches(ctx context.Context, nc valkey.Client, np nodePlan
 		for _, bi := range retry {
 			res.batchErr[bi] = err
 		}
-		return
+		return nil
 	}
 	loadErr := replies[0].Error()
 	if loadErr == nil {
 		st.loaded = true
 	}
+	var again []int
 	for i, bi := range retry {
-		if err := replies[at[i]].Error(); err != nil {
-			if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() && loadErr != nil {
-				// say why the script is missing: a user without script|load
-				err = fmt.Errorf("SCRIPT LOAD refused: %w", loadErr)
-			}
-			res.batchErr[bi] = err
+		err := replies[at[i]].Error()
+		switch {
+		case err == nil:
+			res.batchErr[bi] = nil
+			res.rows[bi] = decodeBatch(replies[at[i]], np.batches[bi])
 			continue
+		case refusesTime(err) && nowHint == "":
+			again = append(again, bi)
 		}
-		res.rows[bi] = decodeBatch(replies[at[i]], np.batches[bi])
+		if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() && loadErr != nil {
+			// say why the script is missing: a user without script|load
+			err = fmt.Errorf("SCRIPT LOAD refused: %w", loadErr)
+		}
+		res.batchErr[bi] = err
 	}
+	if len(again) > 0 {
+		st.argTime = true
+	}
+	return again
 }
 
 func refusesTime(err error) bool {

@@ -23,9 +23,9 @@ func ReadTopology(ctx context.Context, c valkey.Client) (*model.Topology, error)
 	return readTopology(ctx, c, nil, 0)
 }
 
-// readTopology asks the nodes in address order, those in down last, so a
-// dead or paused node does not cost a timeout when another can answer.
-// Each node is given per (0: ctx alone bounds the read).
+// readTopology asks the nodes at once, those in down only when no other
+// answers, so a dead, paused or hung node does not cost a timeout when
+// another can answer. Each node is given per (0: ctx alone bounds the read).
 func readTopology(ctx context.Context, c valkey.Client, down map[string]bool, per time.Duration) (*model.Topology, error) {
 	nodeCtx := func() (context.Context, context.CancelFunc) {
 		if per > 0 {
@@ -62,32 +62,120 @@ func readTopology(ctx context.Context, c valkey.Client, down map[string]bool, pe
 		}
 		return model.NewTopology(false, []model.Node{n}), nil
 	}
-	var errs []error
-	for _, a := range addrs {
-		nc := nodes[a]
-		nctx, cancel := nodeCtx()
-		list, err := readShards(nctx, nc)
-		if err != nil && isUnknownCommand(err) {
-			list, err = readSlots(nctx, nc)
+	list, err := firstShards(ctx, nodes, addrs, down, per)
+	if err != nil {
+		return nil, err
+	}
+	// each primary's migrations, all at once: a hung primary costs one
+	// bounded wait, not one wait per node in turn (its slots' migrations
+	// are then unknown, and it shows as not answering in the poll). The
+	// wait is ours: valkey-go waits for a dial in progress whatever the
+	// context says, and a hung node's dial lasts the dial timeout.
+	mper := per / 2
+	if mper <= 0 {
+		mper = time.Minute // ctx alone bounds it
+	}
+	mctx, cancel := context.WithTimeout(ctx, mper)
+	defer cancel()
+	type migr struct {
+		i     int
+		slots []uint16
+	}
+	got := make(chan migr, len(list))
+	asked := 0
+	for i := range list {
+		pc, ok := nodes[list[i].Addr]
+		if list[i].Role != model.RolePrimary || down[list[i].Addr] || !ok {
+			continue // a dead or paused node would cost a timeout
 		}
-		cancel()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+		asked++
+		go func(i int) { got <- migr{i, readMigrating(mctx, pc)} }(i)
+	}
+	for ; asked > 0; asked-- {
+		select {
+		case m := <-got:
+			list[m.i].Migrating = m.slots
+		case <-mctx.Done():
+			return model.NewTopology(true, list), nil
+		}
+	}
+	return model.NewTopology(true, list), nil
+}
+
+// firstShards asks the nodes for the slot map: those not known to be down
+// all at once, and the first answer wins; the down ones only if none of
+// the others answers. A hung node never holds the read past per.
+func firstShards(ctx context.Context, nodes map[string]valkey.Client, addrs []string, down map[string]bool, per time.Duration) ([]model.Node, error) {
+	var up, rest []string
+	for _, a := range addrs {
+		if down[a] {
+			rest = append(rest, a)
+		} else {
+			up = append(up, a)
+		}
+	}
+	var errs []error
+	for _, group := range [][]string{up, rest} {
+		if len(group) == 0 {
 			continue
 		}
-		for i := range list {
-			if list[i].Role != model.RolePrimary || down[list[i].Addr] {
-				continue // a dead or paused node would cost a timeout
-			}
-			if pc, ok := nodes[list[i].Addr]; ok {
-				mctx, cancel := nodeCtx()
-				list[i].Migrating = readMigrating(mctx, pc)
-				cancel()
-			}
+		list, ok, gerrs := askShards(ctx, nodes, group, per)
+		if ok {
+			return list, nil
 		}
-		return model.NewTopology(true, list), nil
+		errs = append(errs, gerrs...)
 	}
 	return nil, fmt.Errorf("no node answered the topology: %w", errors.Join(errs...))
+}
+
+// askShards sends CLUSTER SHARDS (or SLOTS where SHARDS is unknown) to each
+// of addrs at once and returns the first answer, or every error.
+func askShards(ctx context.Context, nodes map[string]valkey.Client, addrs []string, per time.Duration) ([]model.Node, bool, []error) {
+	type answer struct {
+		list []model.Node
+		err  error
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel() // the first answer ends the others' calls
+	answers := make(chan answer, len(addrs))
+	for _, a := range addrs {
+		go func(a string, nc valkey.Client) {
+			nctx, ncancel := gctx, context.CancelFunc(func() {})
+			if per > 0 {
+				nctx, ncancel = context.WithTimeout(gctx, per)
+			}
+			defer ncancel()
+			list, err := readShards(nctx, nc)
+			if err != nil && isUnknownCommand(err) {
+				list, err = readSlots(nctx, nc)
+			}
+			if err != nil {
+				err = fmt.Errorf("%s: %w", a, err)
+			}
+			answers <- answer{list, err}
+		}(a, nodes[a])
+	}
+	var timeout <-chan time.Time
+	if per > 0 {
+		t := time.NewTimer(per)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var errs []error
+	for range addrs {
+		select {
+		case an := <-answers:
+			if an.err == nil {
+				return an.list, true, nil
+			}
+			errs = append(errs, an.err)
+		case <-timeout:
+			return nil, false, append(errs, fmt.Errorf("no answer within %v", per))
+		case <-ctx.Done():
+			return nil, false, append(errs, ctx.Err())
+		}
+	}
+	return nil, false, errs
 }
 
 func isUnknownCommand(err error) bool {
@@ -131,9 +219,12 @@ func readShards(ctx context.Context, c valkey.Client) ([]model.Node, error) {
 				port = num(f["tls-port"])
 			}
 			n.Addr = net.JoinHostPort(host, strconv.FormatInt(port, 10))
-			if str(f["role"]) == "master" {
+			switch {
+			case str(f["role"]) == "master" && n.Health == "fail" && len(ranges) == 0:
+				n.Role = model.RoleFailed
+			case str(f["role"]) == "master":
 				n.Role, n.Slots, primaryID = model.RolePrimary, ranges, n.ID
-			} else {
+			default:
 				n.Role = model.RoleReplica
 			}
 			if n.Health == "" {

@@ -53,7 +53,7 @@ func (d *detailView) view(th *theme.Theme, w, h int) string {
 	q, j := d.q, d.job
 	key := "(not built: the id fails the gate)"
 	if k, err := keyspace.JobKey(q.Name, j.ID); err == nil {
-		key = k
+		key = safe.Text(k)
 	}
 	now := time.UnixMilli(q.ServerTimeMs)
 	lease := "–"
@@ -90,8 +90,8 @@ func (d *detailView) view(th *theme.Theme, w, h int) string {
 	row := func(k, v string) string { return th.Header.Render(fmt.Sprintf(" %-9s", k)) + " " + v }
 	lines := []string{
 		row("id", safe.Text(j.ID)),
-		row("queue", safe.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, q.Node))),
-		row("keys", keys.Pending+", "+keys.Active),
+		row("queue", safe.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, safe.Text(q.Node)))),
+		row("keys", safe.Text(keys.Pending+", "+keys.Active)),
 		row("row", key),
 		row("state", state),
 		row("attempts", attempts),

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/echomq/emqtop/internal/safe"
 	"strings"
 	"time"
 
@@ -107,16 +108,20 @@ func ago(d time.Duration) string {
 }
 
 // shortAddr drops a host all nodes share: "127.0.0.1:7000" → ":7000".
+// shortAddr is a node's address for the screen, through the gate (a node
+// announces whatever address its operator set), without the host that
+// every node shares.
 func shortAddr(addr, common string) string {
 	if common != "" && strings.HasPrefix(addr, common+":") {
-		return addr[len(common):]
+		addr = addr[len(common):]
 	}
-	return addr
+	return safe.Text(addr)
 }
 
 // shortID fits a job id in w cells. A ULID starts with its time, so ids of
 // one burst share their start: the cut keeps the brand and the random end.
 func shortID(id string, w int) string {
+	id = safe.Text(id) // an id that failed the gate is shown, escaped
 	if len(id) <= w {
 		return id
 	}

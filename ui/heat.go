@@ -346,6 +346,12 @@ func (m Model) nodesView(r rect) string {
 			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), st))
 		}
 	}
+	for _, n := range s.Nodes {
+		if n.Role == model.RoleFailed {
+			lines = append(lines, fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common),
+				th.Bad.Render("failed: owns no slot (its replica took over)")))
+		}
+	}
 	if s.ForeignCount > 0 {
 		lines = append(lines, th.Warn.Render(fmt.Sprintf("%d foreign keys (EchoMQ-like, outside the grammar)", s.ForeignCount)))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/ui"
 )
@@ -93,6 +94,9 @@ func (a *auditLog) write(l auditLine) error {
 	if err != nil {
 		return err
 	}
+	// queue names and errors come from servers: C1 controls, bidi
+	// overrides and other format runes are escaped like every server text
+	b = safe.JSON(b)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	_, err = a.f.Write(append(b, '\n'))
@@ -126,7 +130,7 @@ func outcome(err error) (string, error) {
 	case err == nil:
 		return "done", nil
 	case errors.As(err, &fe):
-		return "fenced", &ui.Refused{Reason: fmt.Sprintf("a worker claimed it again (attempts now %d, you saw %d)", fe.Got, fe.Want)}
+		return "fenced", &ui.Refused{Reason: fmt.Sprintf("its attempts are %d, not %d: claimed again since, or the value given is not the one shown", fe.Got, fe.Want)}
 	case errors.Is(err, echomq.ErrNotActive):
 		return "not-active", &ui.Refused{Reason: "it is no longer active (acked, requeued or drained since)"}
 	case errors.Is(err, poller.ErrReadOnly):

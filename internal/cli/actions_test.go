@@ -98,10 +98,10 @@ func TestOperatorRequeuesWhileWorkersRun(t *testing.T) {
 		switch err := a.Requeue(bg, s.q, s.id, s.att); {
 		case err == nil:
 			requeued++
-		case errors.As(err, &refused) && strings.Contains(refused.Reason, "claimed it again"):
+		case errors.As(err, &refused) && strings.Contains(refused.Reason, "claimed again since"):
 			// truly fenced: the job's attempts moved past what was seen
 			var now, saw int64
-			fmt.Sscanf(refused.Reason, "a worker claimed it again (attempts now %d, you saw %d)", &now, &saw)
+			fmt.Sscanf(refused.Reason, "its attempts are %d, not %d", &now, &saw)
 			if saw != s.att || now <= saw {
 				t.Errorf("fenced with attempts now %d, seen %d (token %d)", now, saw, s.att)
 			}
@@ -228,8 +228,17 @@ func TestRequeueCommand(t *testing.T) {
 	if rc, out, _ := run("requeue", "--queue", q, "--expired"); rc != 0 || !strings.Contains(out, "requeued 1 expired") {
 		t.Errorf("--expired: rc %d %q", rc, out)
 	}
-	if rc, _, errs := run("requeue", "--queue", q, "--job", long.ID, "--attempts", "7"); rc != 3 || !strings.Contains(errs, "claimed it again") {
+	// the operator gave a wrong value: say what is known, not that a worker claimed it
+	if rc, _, errs := run("requeue", "--queue", q, "--job", long.ID, "--attempts", "7"); rc != 3 ||
+		!strings.Contains(errs, "its attempts are 1, not 7: claimed again since, or the value given is not the one shown") {
 		t.Errorf("fenced: rc %d %q", rc, errs)
+	}
+	// a queue with no keys is refused by name, never "0 done"
+	for _, args := range [][]string{{"requeue", "--queue", "nosuchqueue", "--expired"}, {"drain", "--queue", "nosuchqueue", "--yes"},
+		{"requeue", "--queue", "nosuchqueue", "--job", long.ID, "--attempts", "1"}} {
+		if rc, out, errs := run(args...); rc != 3 || !strings.Contains(errs, `no queue named "nosuchqueue" on `+addr+" (it has no keys)") || out != "" {
+			t.Errorf("%v: rc %d, stdout %q, stderr %q", args, rc, out, errs)
+		}
 	}
 	if rc, _, errs := run("requeue", "--queue", q, "--job", short.ID, "--attempts", "1"); rc != 3 || !strings.Contains(errs, "no longer active") {
 		t.Errorf("not active: rc %d %q", rc, errs)
@@ -241,7 +250,7 @@ func TestRequeueCommand(t *testing.T) {
 		t.Errorf("read-only: rc %d %q", rc, errs)
 	}
 	for _, bad := range [][]string{{"requeue", "--queue", "a}b", "--expired"}, {"requeue", "--queue", q, "--job", "x}:evil", "--attempts", "1"},
-		{"requeue", "--queue", q, "--job", long.ID}, {"drain", "--queue", q}} {
+		{"requeue", "--queue", q, "--job", long.ID}, {"drain", "--queue", q}, {"drain", "--queue", q, "--yes", "extra"}} {
 		if rc, _, _ := run(bad...); rc != 2 {
 			t.Errorf("%v: rc %d, want 2", bad, rc)
 		}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +38,30 @@ func TestAuditLogMadePrivate(t *testing.T) {
 	}
 	if st, _ := os.Stat(filepath.Dir(fresh)); st.Mode().Perm() != 0o700 {
 		t.Errorf("its directory is %v", st.Mode().Perm())
+	}
+}
+
+// A queue name from a server with C1 controls or a bidi override is escaped
+// in the audit log, as everywhere else, and reads back as the same name.
+func TestAuditLogEscapesServerText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	a, err := openAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "pay\u202eslo\u009b31m\U000E0041"
+	if err := a.write(auditLine{Action: "drain", Queue: name, Outcome: "done", Error: "\u009b2J"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b, _ := os.ReadFile(path)
+	for _, r := range []rune{0x202e, 0x9b, 0xe0041} {
+		if strings.ContainsRune(string(b), r) {
+			t.Errorf("%U raw in the audit log: %q", r, b)
+		}
+	}
+	var l auditLine
+	if err := json.Unmarshal(b, &l); err != nil || l.Queue != name {
+		t.Errorf("audit line reads back as %q (%v)", l.Queue, err)
 	}
 }

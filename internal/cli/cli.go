@@ -3,9 +3,15 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/theme"
 	"github.com/echomq/emqtop/ui"
 )
 
@@ -53,4 +59,43 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return runRoot(args, stdout, stderr)
+}
+
+// complain prints an error on stderr after who: through the gate, since an
+// error's text may hold what a server said.
+func complain(w io.Writer, who string, err error) {
+	fmt.Fprintf(w, "%s: %s\n", who, safe.Text(err.Error()))
+}
+
+// parseArgs parses fs from args and returns the names among them: flags
+// may come after names (emqtop slot orders --addr h:p), and everything after
+// "--" is a name.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(names, rest...), nil
+		}
+		if len(rest) == 0 {
+			return names, nil
+		}
+		names, args = append(names, rest[0]), rest[1:]
+	}
+}
+
+// themes are the values of --theme: the theme package's and auto.
+var themes = append(append([]string{}, theme.Names...), "auto")
+
+// checkTheme refuses an unknown --theme before anything starts, the same
+// way in every command.
+func checkTheme(name string) error {
+	if slices.Contains(themes, name) {
+		return nil
+	}
+	return fmt.Errorf("--theme %s: want %s or %s", strconv.Quote(name),
+		strings.Join(themes[:len(themes)-1], ", "), themes[len(themes)-1])
 }

@@ -41,9 +41,16 @@ func (c *connFlags) config() (poller.Config, error) {
 			cfg.Addrs = append(cfg.Addrs, a)
 		}
 	}
-	if c.url != "" && urlHasPassword(c.url) {
-		return cfg, errors.New("--url carries a password, which would show in the process list: " +
-			"put it in $EMQTOP_PASSWORD or --password-file instead")
+	if c.url != "" {
+		if _, err := poller.CheckURL(c.url); err != nil {
+			return cfg, err
+		}
+	} else {
+		for _, a := range cfg.Addrs {
+			if err := poller.CheckAddr(a); err != nil {
+				return cfg, err
+			}
+		}
 	}
 	if c.passwordFile != "" {
 		b, err := os.ReadFile(c.passwordFile)
@@ -58,19 +65,4 @@ func (c *connFlags) config() (poller.Config, error) {
 		return cfg, errors.New("--timeout must be positive")
 	}
 	return cfg, nil
-}
-
-func urlHasPassword(u string) bool {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return false
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return false
-	}
-	if slash := strings.IndexByte(rest, '/'); slash >= 0 && slash < at {
-		return false
-	}
-	return strings.Contains(rest[:at], ":")
 }

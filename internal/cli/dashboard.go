@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -14,7 +13,6 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/valkey-io/valkey-go"
 
-	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/theme"
@@ -74,13 +72,13 @@ func LimitMemory() {
 func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Config, opt poller.Options, stdout, stderr io.Writer) int {
 	th, err := newTheme(stdout, r.theme, r.noColor)
 	if err != nil {
-		fmt.Fprintln(stderr, name+":", err)
+		complain(stderr, name, err)
 		return exitUsage
 	}
 	LimitMemory()
 	c, err := poller.Connect(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, name+":", safe.Text(err.Error()))
+		complain(stderr, name, err)
 		return exitError
 	}
 	defer c.Close()
@@ -90,7 +88,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 	if !r.readOnly {
 		a, err := newActions(c, cfg, r.auditLog)
 		if err != nil {
-			fmt.Fprintln(stderr, name+":", err)
+			complain(stderr, name, err)
 			return exitError
 		}
 		defer a.Close()
@@ -101,7 +99,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
 	go func() { <-ctx.Done(); prog.Quit() }()
 	if _, err := prog.Run(); err != nil {
-		fmt.Fprintln(stderr, name+":", err)
+		complain(stderr, name, err)
 		return exitError
 	}
 	return exitOK

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/poller"
 )
 
@@ -25,11 +26,18 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "workload seed")
 	var r rootFlags
 	r.theme, r.interval, r.window = "dark", time.Second, time.Minute
-	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light or mono")
+	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
 	fs.BoolVar(&r.noColor, "no-color", false, "no colour")
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action")
 	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE`")
-	if err := fs.Parse(args); err != nil {
+	if names, err := parseArgs(fs, args); err != nil || len(names) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "emqtop demo: takes no argument, not %s\n", keyspace.Quote(names[0]))
+		}
+		return exitUsage
+	}
+	if err := checkTheme(r.theme); err != nil {
+		complain(stderr, "emqtop demo", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -37,12 +45,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "emqtop demo: starting servers…")
 	env, err := demo.Start(demo.EnvOptions{Embedded: *embedded, Replicas: *replicas})
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop demo:", err)
+		complain(stderr, "emqtop demo", err)
 		return exitError
 	}
 	defer env.Close()
 	if err := demo.SeedOddities(ctx, env.Client); err != nil {
-		fmt.Fprintln(stderr, "emqtop demo: seed:", err)
+		complain(stderr, "emqtop demo: seed", err)
 		return exitError
 	}
 	w := demo.New(env.Client, demo.DemoConfig(*seed))

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/valkey-io/valkey-go"
 
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/theme"
@@ -123,7 +125,7 @@ func TestHostileCorpus(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if rc := Main([]string{"--once", "--json", "--addr", addr}, &out, &errb); rc != 0 {
+	if rc := Main([]string{"--once", "--json", "--jobs", "20", "--addr", addr}, &out, &errb); rc != 0 {
 		t.Fatalf("--once --json: rc %d %s", rc, errb.String())
 	}
 	noRaw(t, "--once --json", out.String())
@@ -187,6 +189,64 @@ func TestHostileCorpus(t *testing.T) {
 	for _, cmd := range []string{"evalsha", "eval", "zadd", "hset", "del", "zrem", "set", "hincrby", "rpush"} {
 		if after[cmd] != before[cmd] {
 			t.Errorf("%s was sent by a read: %d → %d", cmd, before[cmd], after[cmd])
+		}
+	}
+}
+
+// A node that announces a hostile address (cluster-announce-ip is any text
+// its operator sets) is shown escaped in the --once table, its JSON, the
+// stderr lines, emqtop slot, and the dashboard.
+func TestHostileNodeAddress(t *testing.T) {
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
+	evil := "127.0.0.1\x1b[2J\x1b[31mRED\u202e\u009b"
+	conn, err := testcluster.Dial(cl.Nodes[2].Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Do("CONFIG", "SET", "cluster-announce-ip", evil); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	seen, err := testcluster.Dial(cl.Nodes[0].Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seen.Close()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if s, _ := seen.String("CLUSTER", "NODES"); strings.Contains(s, "RED") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the announced address never reached node 0")
+		}
+	}
+	addr := cl.Nodes[0].Addr()
+	for _, args := range [][]string{{"--once"}, {"--once", "--json"}, {"slot", "orders", "fills", "emails", "a", "b", "c"}} {
+		var out, errb bytes.Buffer
+		Main(append(args, "--addr", addr), &out, &errb)
+		noRaw(t, strings.Join(args, " "), out.String()+errb.String())
+		if !strings.Contains(out.String()+errb.String(), "RED") {
+			t.Errorf("%q: the hostile node is not shown at all:\n%s%s", args, out.String(), errb.String())
+		}
+	}
+	pc, _ := poller.Connect(poller.Config{Addrs: []string{addr}})
+	defer pc.Close()
+	p := poller.New(pc, poller.Options{})
+	defer p.Close()
+	snap, err := p.Poll(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	th, _ := theme.New(r, "dark")
+	var m tea.Model = ui.New(source{p, pc}, th, ui.Options{})
+	for _, size := range [][2]int{{200, 60}, {120, 40}, {80, 24}} {
+		m, _ = m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m, _ = m.Update(ui.SnapshotMsg(snap))
+		for _, k := range []tea.KeyMsg{{}, {Type: tea.KeyTab}, {Type: tea.KeyRight}, {Type: tea.KeyRunes, Runes: []rune("G")}} {
+			m, _ = m.Update(k)
+			noRaw(t, fmt.Sprintf("dashboard %dx%d", size[0], size[1]), m.View())
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
 	"github.com/echomq/emqtop/internal/safe"
@@ -50,18 +50,18 @@ type jsonCost struct {
 }
 
 type jsonQueue struct {
-	Name               string    `json:"name"`
-	Slot               uint16    `json:"slot"`
-	Node               string    `json:"node"`
-	Pending            int64     `json:"pending"`
-	Active             int64     `json:"active"`
-	Scheduled          int64     `json:"scheduled"`
-	Expired            int64     `json:"expired"`
-	OldestPendingAgeMs int64     `json:"oldest_pending_age_ms"`
-	Error              string    `json:"error"`
-	Stale              bool      `json:"stale,omitempty"`
-	PendingJobs        []jsonJob `json:"pending_jobs,omitempty"`
-	ActiveJobs         []jsonJob `json:"active_jobs,omitempty"`
+	Name               string     `json:"name"`
+	Slot               uint16     `json:"slot"`
+	Node               string     `json:"node"`
+	Pending            int64      `json:"pending"`
+	Active             int64      `json:"active"`
+	Scheduled          int64      `json:"scheduled"`
+	Expired            int64      `json:"expired"`
+	OldestPendingAgeMs int64      `json:"oldest_pending_age_ms"`
+	Error              string     `json:"error"`
+	Stale              bool       `json:"stale,omitempty"`
+	PendingJobs        *[]jsonJob `json:"pending_jobs,omitempty"` // only with --jobs
+	ActiveJobs         *[]jsonJob `json:"active_jobs,omitempty"`
 }
 
 type jsonJob struct {
@@ -106,16 +106,20 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 	for _, q := range s.Queues {
 		jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
 			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: q.OldestPendingAgeMs, Error: q.Err, Stale: q.Stale}
-		for _, j := range q.PendingJobs {
-			jq.PendingJobs = append(jq.PendingJobs, jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score})
-		}
-		for _, j := range q.ActiveJobs {
-			jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score, Unreadable: j.AttemptsRaw}
-			if j.AttemptsOK {
-				a := j.Attempts
-				jj.Attempts = &a
+		if q.Detail {
+			pending, active := []jsonJob{}, []jsonJob{}
+			for _, j := range q.PendingJobs {
+				pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score})
 			}
-			jq.ActiveJobs = append(jq.ActiveJobs, jj)
+			for _, j := range q.ActiveJobs {
+				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score, Unreadable: j.AttemptsRaw}
+				if j.AttemptsOK {
+					a := j.Attempts
+					jj.Attempts = &a
+				}
+				active = append(active, jj)
+			}
+			jq.PendingJobs, jq.ActiveJobs = &pending, &active
 		}
 		out.Queues = append(out.Queues, jq)
 	}
@@ -132,22 +136,21 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr io.Writer) int {
 	c, err := poller.Connect(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		complain(stderr, "emqtop", err)
 		return exitError
 	}
 	defer c.Close()
-	opt.DetailAll = true
 	p := poller.New(c, opt)
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := p.DiscoverAll(ctx); err != nil {
-		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		complain(stderr, "emqtop", err)
 		return exitError
 	}
 	snap, err := p.Poll(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		complain(stderr, "emqtop", err)
 		return exitError
 	}
 	if asJSON {
@@ -160,7 +163,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 	up, total := snap.NodesUp()
 	for _, n := range snap.Nodes {
 		if n.Err != "" {
-			fmt.Fprintf(stderr, "emqtop: node %s: %s\n", n.Addr, safe.Text(n.Err))
+			fmt.Fprintf(stderr, "emqtop: node %s: %s\n", safe.Text(n.Addr), safe.Text(n.Err))
 		}
 	}
 	switch {
@@ -183,29 +186,29 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		safe.Text(s.Target), up, total, len(s.Queues), p, a, e, safe.Text(version),
 		time.UnixMilli(s.ServerTimeMs).UTC().Format("2006-01-02 15:04:05.000Z"))
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "NODE\tROLE\tSLOTS\tQUEUES\tPENDING\tACTIVE\tEXPIRED\tLATENCY\tSTATUS\t")
+	var nodes table
+	nodes.row("NODE", "ROLE", "SLOTS", "QUEUES", "PENDING", "ACTIVE", "EXPIRED", "LATENCY", "STATUS")
 	for _, n := range s.Nodes {
 		status := n.Health
 		if n.Err != "" {
 			status = "error: " + safe.Bounded(n.Err, 60)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", n.Addr, n.Role, n.SlotCount(), n.Queues,
-			n.Pending, n.Active, n.Expired, n.Latency.Round(10*time.Microsecond), status)
+		nodes.row(safe.Bounded(n.Addr, 60), n.Role, itoa(n.SlotCount()), itoa(n.Queues), itoa(n.Pending),
+			itoa(n.Active), itoa(n.Expired), n.Latency.Round(10*time.Microsecond).String(), status)
 	}
-	tw.Flush()
+	nodes.write(w)
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "QUEUE\tSLOT\tNODE\tPENDING\tACTIVE\tSCHEDULED\tEXPIRED\tOLDEST\tERROR\t")
+	var queues table
+	queues.row("QUEUE", "SLOT", "NODE", "PENDING", "ACTIVE", "SCHEDULED", "EXPIRED", "OLDEST", "ERROR")
 	for _, q := range s.Queues {
 		oldest := "–"
 		if q.OldestPendingAgeMs >= 0 {
 			oldest = (time.Duration(q.OldestPendingAgeMs) * time.Millisecond).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", safe.Bounded(q.Name, 60), q.Slot, q.Node,
-			q.Pending, q.Active, q.Scheduled, q.Expired, oldest, safe.Bounded(q.Err, 80))
+		queues.row(safe.Bounded(q.Name, 60), itoa(q.Slot), safe.Bounded(q.Node, 60), itoa(q.Pending), itoa(q.Active),
+			itoa(q.Scheduled), itoa(q.Expired), oldest, safe.Bounded(q.Err, 80))
 	}
-	tw.Flush()
+	queues.write(w)
 	if s.ForeignCount > 0 {
 		fmt.Fprintf(w, "\n%d foreign keys (look like EchoMQ's, break its grammar):\n", s.ForeignCount)
 		for _, f := range s.ForeignKeys[:min(10, len(s.ForeignKeys))] {
@@ -218,3 +221,5 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	fmt.Fprintf(w, "\npoll: %s, %d scripts, %d commands, %d round trips\n",
 		s.Poll.Duration.Round(10*time.Microsecond), s.Poll.Scripts, s.Poll.Commands, s.Poll.RoundTrips)
 }
+
+func itoa[T int | int64 | uint16](n T) string { return strconv.FormatInt(int64(n), 10) }

@@ -24,12 +24,14 @@ type rootFlags struct {
 	noColor  bool
 	auditLog string
 	window   time.Duration
+	jobs     int
 }
 
 func (r *rootFlags) register(fs *flag.FlagSet) {
 	r.conn.register(fs)
 	fs.BoolVar(&r.once, "once", false, "print one snapshot and exit")
 	fs.BoolVar(&r.json, "json", false, "with --once: print JSON")
+	fs.IntVar(&r.jobs, "jobs", 0, "with --once: also list the first `N` pending and active jobs of each queue")
 	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
 	fs.DurationVar(&r.window, "window", 60*time.Second, "the lease timeline spans now±`window`")
@@ -94,35 +96,47 @@ func runRoot(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	names, err := parseArgs(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return bad
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "emqtop: unknown command %s\n", keyspace.Quote(fs.Arg(0)))
+	if len(names) > 0 {
+		fmt.Fprintf(stderr, "emqtop: unknown command %s\n", keyspace.Quote(names[0]))
 		fs.Usage()
+		return bad
+	}
+	if err := checkTheme(r.theme); err != nil {
+		complain(stderr, "emqtop", err)
 		return bad
 	}
 	cfg, err := r.conn.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", err)
+		complain(stderr, "emqtop", err)
 		return bad
 	}
 	// --once never writes, and --read-only is enforced in the client itself
 	cfg.ReadOnly = r.readOnly || r.once
 	opt, err := r.pollerOptions(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", err)
+		complain(stderr, "emqtop", err)
 		return bad
 	}
 	if r.json && !r.once {
 		fmt.Fprintln(stderr, "emqtop: --json needs --once")
 		return bad
 	}
+	if r.jobs != 0 && !r.once || r.jobs < 0 || r.jobs > 1000 {
+		fmt.Fprintln(stderr, "emqtop: --jobs is for --once, from 0 to 1000")
+		return bad
+	}
 	if r.once {
 		// --once never writes: it is read-only whatever the flags say
+		if r.jobs > 0 {
+			opt.DetailAll, opt.PendingK, opt.ActiveM = true, r.jobs, r.jobs
+		}
 		return runOnce(cfg, opt, r.json, stdout, stderr)
 	}
 	return runDashboard(r, cfg, opt, stdout, stderr)

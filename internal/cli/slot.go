@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
@@ -22,16 +23,17 @@ func runSlot(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: emqtop slot [--addr host:port | --url URL] QUEUE...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	queues, err := parseArgs(fs, args)
+	if err != nil {
 		return exitUsage
 	}
-	if fs.NArg() == 0 {
+	if len(queues) == 0 {
 		fs.Usage()
 		return exitUsage
 	}
-	for _, q := range fs.Args() {
+	for _, q := range queues {
 		if err := keyspace.ValidateQueue(q); err != nil {
-			fmt.Fprintln(stderr, "emqtop slot:", err)
+			complain(stderr, "emqtop slot", err)
 			return exitUsage
 		}
 	}
@@ -39,31 +41,31 @@ func runSlot(args []string, stdout, stderr io.Writer) int {
 	if flagSet(fs, "addr") || flagSet(fs, "url") {
 		cfg, err := cf.config()
 		if err != nil {
-			fmt.Fprintln(stderr, "emqtop slot:", err)
+			complain(stderr, "emqtop slot", err)
 			return exitUsage
 		}
 		c, err := poller.Connect(cfg)
 		if err != nil {
-			fmt.Fprintln(stderr, "emqtop slot:", err)
+			complain(stderr, "emqtop slot", err)
 			return exitError
 		}
 		defer c.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout*2)
 		defer cancel()
 		if topo, err = poller.ReadTopology(ctx, c); err != nil {
-			fmt.Fprintln(stderr, "emqtop slot:", err)
+			complain(stderr, "emqtop slot", err)
 			return exitError
 		}
 	}
-	for _, q := range fs.Args() {
+	for _, q := range queues {
 		keys, _ := keyspace.KeysOf(q)
 		line := fmt.Sprintf("%-24s slot %5d  %s", keyspace.Quote(q), keyspace.QueueSlot(q), keys.Pending[:len(keys.Pending)-len(keyspace.TypePending)]+"*")
 		if topo != nil {
 			owner := "no node covers it"
 			if n := topo.OwnerOf(keyspace.QueueSlot(q)); n != nil {
-				owner = n.Addr
+				owner = safe.Bounded(n.Addr, 60)
 				if n.ID != "" {
-					owner += " (" + n.ID[:min(8, len(n.ID))] + ")"
+					owner += " (" + safe.Text(n.ID[:min(8, len(n.ID))]) + ")"
 				}
 			}
 			line += "  node " + owner

@@ -32,24 +32,36 @@ func (w *writeFlags) register(fs *flag.FlagSet) {
 // connect validates the queue and makes the audited actions.
 func (w *writeFlags) connect(stderr io.Writer) (*actions, func(), int) {
 	if err := keyspace.ValidateQueue(w.queue); err != nil {
-		fmt.Fprintln(stderr, "emqtop: --queue:", err)
+		complain(stderr, "emqtop: --queue", err)
 		return nil, nil, exitUsage
 	}
 	cfg, err := w.conn.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", err)
+		complain(stderr, "emqtop", err)
 		return nil, nil, exitUsage
 	}
 	cfg.ReadOnly = w.readOnly
 	c, err := poller.Connect(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+		complain(stderr, "emqtop", err)
 		return nil, nil, exitError
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+	exists, err := poller.QueueExists(ctx, c, w.queue)
+	cancel()
+	if err != nil || !exists {
+		c.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "emqtop: %s: %s\n", keyspace.Quote(w.queue), safe.Text(poller.ErrText(err, cfg.Timeout)))
+			return nil, nil, exitError
+		}
+		fmt.Fprintln(stderr, "emqtop: refused:", safe.Text(poller.NoKeys(w.queue, cfg.Target())))
+		return nil, nil, exitRefused
 	}
 	a, err := newActions(c, cfg, w.auditLog)
 	if err != nil {
 		c.Close()
-		fmt.Fprintln(stderr, "emqtop:", err)
+		complain(stderr, "emqtop", err)
 		return nil, nil, exitError
 	}
 	return a, func() { a.Close(); c.Close() }, exitOK
@@ -66,10 +78,10 @@ func status(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emqtop: refused:", safe.Text(r.Reason))
 		return exitRefused
 	case errors.Is(err, ui.ErrNoPerm):
-		fmt.Fprintln(stderr, "emqtop: refused: the server refuses writes for this user:", safe.Text(err.Error()))
+		complain(stderr, "emqtop: refused: the server refuses writes for this user", err)
 		return exitRefused
 	}
-	fmt.Fprintln(stderr, "emqtop:", safe.Text(err.Error()))
+	complain(stderr, "emqtop", err)
 	return exitError
 }
 
@@ -86,8 +98,8 @@ func runRequeue(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: emqtop requeue --queue Q --job ID --attempts N\n       emqtop requeue --queue Q --expired [--limit N]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return exitUsage
+	if code := noNames(fs, args, stderr); code != exitOK {
+		return code
 	}
 	switch {
 	case *expired && (*job != "" || *attempts >= 0):
@@ -101,7 +113,7 @@ func runRequeue(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case !*expired:
 		if err := keyspace.ValidateJobID(*job); err != nil {
-			fmt.Fprintln(stderr, "emqtop requeue: --job:", err)
+			complain(stderr, "emqtop requeue: --job", err)
 			return exitUsage
 		}
 	}
@@ -132,8 +144,8 @@ func runDrain(args []string, stdout, stderr io.Writer) int {
 	var w writeFlags
 	w.register(fs)
 	yes := fs.Bool("yes", false, "confirm: remove every pending job of the queue")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return exitUsage
+	if code := noNames(fs, args, stderr); code != exitOK {
+		return code
 	}
 	if !*yes {
 		fmt.Fprintln(stderr, "emqtop drain: removes every pending job of the queue; confirm with --yes")
@@ -162,3 +174,17 @@ func runDrain(args []string, stdout, stderr io.Writer) int {
 }
 
 const drainStepSize = 1000
+
+// noNames parses the flags of a command that takes no names, and refuses a
+// stray argument by name.
+func noNames(fs *flag.FlagSet, args []string, stderr io.Writer) int {
+	names, err := parseArgs(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(stderr, "emqtop %s: unexpected argument %s (every value is given with a flag)\n", fs.Name(), keyspace.Quote(names[0]))
+		return exitUsage
+	}
+	return exitOK
+}

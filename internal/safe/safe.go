@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // Text makes s safe to print: printable runes pass, "\n" and "\t" become
-// `\n` and `\t`, other control and format runes `\x1b` or `\u202e`, and a
-// byte of invalid UTF-8 `\xff`. The result is valid UTF-8 with no control
+// `\n` and `\t`, other control and format runes `\x1b`, `\u202e` or, above
+// U+FFFF, `\U000e0041` (Go's notation: never read as four digits and a
+// "1"), and a byte of invalid UTF-8 `\xff`. The result is valid UTF-8 with no control
 // character in it.
 func Text(s string) string {
 	if clean(s) {
@@ -65,8 +67,10 @@ func write(b *strings.Builder, s string, keepNL bool) {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(b, `\x%02x`, r)
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+		case inert(r):
 			b.WriteString(s[i : i+n])
+		case r > 0xffff: // astral format runes (tags): eight digits, never read as four and a digit
+			fmt.Fprintf(b, `\U%08x`, r)
 		default: // C1 controls, bidi overrides, zero-width and other format runes
 			fmt.Fprintf(b, `\u%04x`, r)
 		}
@@ -98,19 +102,32 @@ func Size(n int) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// inert reports whether a terminal shows r as itself: a space, or a
+// printable rune that is not a format rune (bidi overrides, zero-width
+// joiners, tags).
+func inert(r rune) bool {
+	return r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r))
+}
+
 // JSON escapes, in marshalled JSON, the runes encoding/json lets through
-// that a terminal may still act on: DEL, C1 controls (U+0080–U+009F, of which
-// U+009B is CSI and U+009D is OSC) and format runes such as bidirectional
-// overrides. They can only occur inside strings, so the result is the
-// same JSON value.
+// that a terminal may still act on, the same runes Text escapes: DEL, C1
+// controls (U+0080–U+009F, of which U+009B is CSI and U+009D is OSC), format
+// runes such as bidirectional overrides, and unassigned runes; above U+FFFF
+// as a surrogate pair, the only form JSON reads. They can only occur inside
+// strings, so the result is the same JSON value.
 func JSON(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if (r >= 0x7f && r <= 0x9f) || (r > 0x7f && unicode.Is(unicode.Cf, r)) {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
+		switch {
+		case r < 0x7f || inert(r):
 			out = append(out, b[i:i+n]...)
+		case r > 0xffff:
+			// JSON has only \uXXXX: a rune above U+FFFF is a surrogate pair
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
 		}
 		i += n
 	}

@@ -2,6 +2,7 @@ package safe
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -68,6 +69,68 @@ func TestJSON(t *testing.T) {
 		_ = json.Unmarshal(b, &orig)
 		if back["k"] != orig["k"] {
 			t.Errorf("JSON changed the value of %q: %q vs %q", in, back["k"], orig["k"])
+		}
+	}
+}
+
+// One rune of every class the gate escapes, astral format runes included.
+var escapedClasses = map[string]rune{
+	"C0":                  0x1b,
+	"DEL":                 0x7f,
+	"C1 CSI":              0x9b,
+	"C1 OSC":              0x9d,
+	"bidi override":       0x202e,
+	"bidi isolate":        0x2066,
+	"zero-width space":    0x200b,
+	"zero-width joiner":   0x200d,
+	"byte-order mark":     0xfeff,
+	"astral tag":          0xe0041,
+	"astral cancel tag":   0xe007f,
+	"astral format":       0x1d173,
+	"astral unassigned":   0xeffff,
+	"private use (plane)": 0xf0000,
+}
+
+// Every escaped class comes back from encoding/json as the same rune: the
+// queue "tag\U000E0041x" stays that name, not "tag\uE004" + "1x".
+func TestEscapesRoundTripThroughJSON(t *testing.T) {
+	for class, r := range escapedClasses {
+		name := "tag" + string(r) + "x"
+		b, err := json.Marshal(map[string]string{"name": name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := JSON(b)
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Errorf("%s: %s does not parse: %v", class, out, err)
+			continue
+		}
+		if back["name"] != name {
+			t.Errorf("%s: %q came back as %q (from %s)", class, name, back["name"], out)
+		}
+		if r >= 0x7f && strings.ContainsRune(string(out), r) {
+			t.Errorf("%s: %U raw in %s", class, r, out)
+		}
+	}
+}
+
+// The text form of an astral rune is unambiguous: eight hex digits, and
+// strconv reads it back as the same rune.
+func TestTextAstralNotation(t *testing.T) {
+	if got := Text("tag\U000E0041x"); got != `tag\U000e0041x` {
+		t.Errorf("Text = %q", got)
+	}
+	for class, r := range escapedClasses {
+		in := "a" + string(r) + "1"
+		out := Text(in)
+		if strings.ContainsRune(out, r) {
+			t.Errorf("%s: %U raw in %q", class, r, out)
+			continue
+		}
+		back, err := strconv.Unquote(`"` + strings.ReplaceAll(out, `"`, `\"`) + `"`)
+		if err != nil || back != in {
+			t.Errorf("%s: %q reads back as %q (%v)", class, out, back, err)
 		}
 	}
 }

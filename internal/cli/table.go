@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echomq/emqtop/internal/safe"
+)
+
+// table lays out rows in right-aligned columns two cells apart, measured in
+// display cells (a CJK rune or an emoji is two), not runes or bytes. Every
+// cell passes the gate, so a server's text cannot reach the terminal raw
+// through a table.
+type table struct {
+	rows [][]string
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = safe.Text(c)
+	}
+	t.rows = append(t.rows, cells)
+}
+
+func (t *table) write(w io.Writer) error {
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		for i, c := range r {
+			b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)))
+			b.WriteString(c)
+			b.WriteString("  ")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,89 @@
+package poller
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckURL(t *testing.T) {
+	refused := []struct{ url, want string }{
+		// the password refusal cannot be bypassed by an '@' further on
+		{"redis://default:Pw@127.0.0.1:23121/?x=@", "password"},
+		{"redis://default:Pw@127.0.0.1:23121#/@", "password"},
+		{"redis://default:Pw@127.0.0.1:23121/0?x=@#y", "password"},
+		{"valkeys://:Pw@h:6380", "password"},
+		{"redis://", "names no host"},
+		{"redis:///0", "names no host"},
+		{"redis://ops@", "names no host"},
+		{"http://h:80", `scheme "http"`},
+		{"h:6379", "scheme"},
+		{"redis://h:notaport", `the port "notaport" is not a number`},
+		{"redis://h:0", `the port "0"`},
+		{"redis://u:Pw@h:notaport", "not a"},
+	}
+	for _, c := range refused {
+		_, err := CheckURL(c.url)
+		if err == nil {
+			t.Errorf("%s accepted", c.url)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.url, err, c.want)
+		}
+		if strings.Contains(err.Error(), "Pw") {
+			t.Errorf("%s: the error repeats the password: %q", c.url, err)
+		}
+		if strings.Contains(err.Error(), "parse ") || strings.Contains(err.Error(), "invalid port") {
+			t.Errorf("%s: Go's jargon in %q", c.url, err)
+		}
+	}
+	ok := []struct{ url, label string }{
+		{"redis://127.0.0.1:7000", "redis://127.0.0.1:7000"},
+		{"valkeys://ops@valkey.internal:6380/0?x=1#f", "valkeys://ops@valkey.internal:6380"},
+		{"rediss://[::1]:6380", "rediss://[::1]:6380"},
+	}
+	for _, c := range ok {
+		u, err := CheckURL(c.url)
+		if err != nil {
+			t.Errorf("%s refused: %v", c.url, err)
+			continue
+		}
+		if u.Label() != c.label {
+			t.Errorf("%s: label %q, want %q", c.url, u.Label(), c.label)
+		}
+		if got := (Config{URL: c.url}).Target(); got != c.label {
+			t.Errorf("%s: target %q, want %q", c.url, got, c.label)
+		}
+	}
+}
+
+func TestCheckAddr(t *testing.T) {
+	for _, a := range []string{"h", ":6379", "h:notaport", "h:70000", "h:"} {
+		if err := CheckAddr(a); err == nil {
+			t.Errorf("--addr %q accepted", a)
+		}
+	}
+	for _, a := range []string{"127.0.0.1:6379", "[::1]:7000", "valkey.internal:6380"} {
+		if err := CheckAddr(a); err != nil {
+			t.Errorf("--addr %q refused: %v", a, err)
+		}
+	}
+}
+
+func TestErrTextPlainWords(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{errors.New("context deadline exceeded"), "no answer within 2s"},
+		{errors.New("dial tcp 127.0.0.1:1: i/o timeout"), "no answer within 2s"},
+		{errors.New("received unknown message type: 72"), "not as Valkey or Redis"},
+		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), "nothing listens there"},
+	}
+	for _, c := range cases {
+		if got := ErrText(c.err, 2e9); !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.err, got, c.want)
+		}
+	}
+}
