@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -83,7 +84,7 @@ type auditLine struct {
 	Fence         *int64 `json:"fence,omitempty"`
 	Limit         int    `json:"limit,omitempty"`
 	Count         *int   `json:"count,omitempty"`
-	Outcome       string `json:"outcome"` // done, fenced, not-active, read-only, error
+	Outcome       string `json:"outcome"` // done, fenced, not-active, read-only, unknown (no answer in time), error
 	Error         string `json:"error,omitempty"`
 }
 
@@ -123,12 +124,26 @@ func newActions(c valkey.Client, cfg poller.Config, auditPath string) (*actions,
 
 func (a *actions) Close() error { return a.audit.Close() }
 
+// errUnknown: the server gave no answer in time. The script may have run
+// all the same (it was sent; a paused node runs it when it resumes), so the
+// outcome is unknown, never "failed".
+var errUnknown = errors.New("no answer in time: the outcome is unknown, it may have been applied")
+
+// timedOut reports whether err is a wait that ran out, not a refusal.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
+		strings.Contains(err.Error(), "i/o timeout")
+}
+
 // outcome classifies an action's error for the audit log and the operator.
 func outcome(err error) (string, error) {
 	var fe *echomq.FenceError
 	switch {
 	case err == nil:
 		return "done", nil
+	case timedOut(err):
+		return "unknown", fmt.Errorf("%w (%v)", errUnknown, err)
 	case errors.As(err, &fe):
 		return "fenced", &ui.Refused{Reason: fmt.Sprintf("its attempts are %d, not %d: claimed again since, or the value given is not the one shown", fe.Got, fe.Want)}
 	case errors.Is(err, echomq.ErrNotActive):
@@ -147,6 +162,9 @@ func (a *actions) record(l auditLine, err error) error {
 	l.Outcome = o
 	if err != nil {
 		l.Error = err.Error()
+	}
+	if o == "unknown" {
+		l.Count, l.Error = nil, uerr.Error() // what the batch did is not known
 	}
 	if aerr := a.audit.write(l); aerr != nil && uerr == nil {
 		return fmt.Errorf("done, but the audit log could not be written: %w", aerr)

@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
+	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/safe"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/poller"
@@ -125,11 +129,10 @@ func runRequeue(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if *expired {
-		n, err := a.RequeueExpired(ctx, w.queue, *limit)
-		if err == nil {
-			fmt.Fprintf(stdout, "requeued %d expired jobs of %s\n", n, keyspace.Quote(w.queue))
-		}
-		return status(err, stderr)
+		stop, unstop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer unstop()
+		n, err := requeueExpiredBatches(ctx, stop, a, w.queue, *limit)
+		return report(a, w, n, "requeued %d expired jobs of %s", err, stdout, stderr)
 	}
 	err := a.Requeue(ctx, w.queue, *job, *attempts)
 	if err == nil {
@@ -158,18 +161,91 @@ func runDrain(args []string, stdout, stderr io.Writer) int {
 	defer closeFn()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	stop, unstop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer unstop()
+	total, err := batches(stop, func() (int, bool, error) {
+		n, left, err := a.DrainStep(ctx, w.queue, drainStepSize)
+		return n, left == 0 || n == 0, err
+	})
+	if err == nil {
+		fmt.Fprintf(stdout, "drained %d pending jobs of %s; active jobs untouched\n", total, keyspace.Quote(w.queue))
+		return exitOK
+	}
+	return report(a, w, total, "drained %d pending jobs of %s", err, stdout, stderr)
+}
+
+// errStopped: a signal stopped a batched action between two batches.
+var errStopped = errors.New("stopped by a signal between batches")
+
+// batches runs step, one audited batch at a time, until it says it is
+// done, fails, or stop ends; stop is checked between batches only, so a
+// batch sent is always answered and audited.
+func batches(stop context.Context, step func() (n int, done bool, err error)) (int, error) {
 	total := 0
 	for {
-		n, left, err := a.DrainStep(ctx, w.queue, drainStepSize)
+		if stop.Err() != nil {
+			return total, errStopped
+		}
+		n, done, err := step()
 		total += n
-		if err != nil {
-			fmt.Fprintf(stdout, "drained %d pending jobs of %s before the error\n", total, keyspace.Quote(w.queue))
-			return status(err, stderr)
+		if err != nil || done {
+			return total, err
 		}
-		if left == 0 || n == 0 {
-			fmt.Fprintf(stdout, "drained %d pending jobs of %s; active jobs untouched\n", total, keyspace.Quote(w.queue))
-			return exitOK
+	}
+}
+
+// requeueExpiredBatches requeues the expired jobs of queue, at most limit
+// (0: all), a batch of 1,000 per script and one audit line per batch.
+func requeueExpiredBatches(ctx, stop context.Context, a *actions, queue string, limit int) (int, error) {
+	total := 0
+	return batches(stop, func() (int, bool, error) {
+		batch := echomq.DrainBatch
+		if limit > 0 {
+			batch = min(batch, limit-total)
 		}
+		n, err := a.RequeueExpired(ctx, queue, batch)
+		total += n
+		return n, n < batch || (limit > 0 && total >= limit), err
+	})
+}
+
+// report says how a batched action ended: what was done, and after an
+// unknown outcome (no answer in time) what the queue holds now, read again.
+func report(a *actions, w writeFlags, n int, done string, err error, stdout, stderr io.Writer) int {
+	what := fmt.Sprintf(done, n, keyspace.Quote(w.queue))
+	switch {
+	case err == nil:
+		fmt.Fprintln(stdout, what)
+		return exitOK
+	case errors.Is(err, errStopped):
+		fmt.Fprintf(stdout, "%s, then stopped by a signal between batches\n", what)
+		return exitError
+	case errors.Is(err, errUnknown):
+		fmt.Fprintf(stdout, "%s for certain; then a batch got no answer in time: it may have been applied\n", what)
+		code := status(err, stderr)
+		fmt.Fprintln(stderr, "emqtop:", queueNow(a, w.queue))
+		return code
+	}
+	fmt.Fprintf(stdout, "%s before the error\n", what)
+	return status(err, stderr)
+}
+
+// queueNow reads the queue again after an unknown outcome, waiting up to
+// 10s for its node (a paused node may be resuming).
+func queueNow(a *actions, queue string) string {
+	k, _ := keyspace.KeysOf(queue)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		p, perr := a.c.Do(ctx, a.c.B().Zcard().Key(k.Pending).Build()).AsInt64()
+		ac, aerr := a.c.Do(ctx, a.c.B().Zcard().Key(k.Active).Build()).AsInt64()
+		if perr == nil && aerr == nil {
+			return fmt.Sprintf("%s now holds %d pending and %d active jobs (read again after the unknown outcome)", keyspace.Quote(queue), p, ac)
+		}
+		if ctx.Err() != nil {
+			return fmt.Sprintf("%s could not be read again within 10s: look at it before acting again", keyspace.Quote(queue))
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
