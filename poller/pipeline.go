@@ -197,6 +197,16 @@ func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]v
 // (the embedded one) is given the time as an argument from then on.
 func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64) nodeResult {
 	res := nodeResult{plan: np}
+	scan := np.scan && p.scanDue(st, time.Now())
+	if scan && (st.passes == 0 || p.discoverAll) {
+		// the first pass (or --once's): measured pages, one round trip
+		// each, for a slice of the poll's time
+		if err := p.scanRounds(ctx, nc, st, &res, p.opt.Timeout/4); err != nil {
+			res.err = err
+			return res
+		}
+		scan = false
+	}
 	start := time.Now()
 	var cmds []valkey.Completed
 	add := func(c valkey.Completed) int { cmds = append(cmds, c); return len(cmds) - 1 }
@@ -207,6 +217,11 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	}
 	iTime := add(nc.B().Time().Build())
 	iInfo, iLoad, iVer, iScan := -1, -1, -1, -1
+	if scan {
+		// one measured page, first: TIME, SCAN, TIME
+		iScan = len(cmds)
+		cmds = append(cmds, p.scanCmds(nc, st)...)
+	}
 	if st.server == "" {
 		iInfo = add(nc.B().Info().Section("server").Build())
 	}
@@ -215,10 +230,6 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	}
 	if np.version {
 		iVer = add(nc.B().Get().Key(keyspace.VersionKey).Build())
-	}
-	if np.scan {
-		cur, _ := strconv.ParseUint(st.cursor, 10, 64)
-		iScan = add(nc.B().Scan().Cursor(cur).Match(keyspace.ScanPattern).Count(int64(p.opt.ScanCount)).Type("zset").Build())
 	}
 	nowHint := ""
 	if st.argTime {
@@ -272,7 +283,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		}
 	}
 	if iScan >= 0 {
-		p.scanned(st, replies[iScan], &res)
+		p.scannedPage(st, replies[iScan:iScan+3], &res, start)
 	}
 	res.rows = make([][]queueRow, len(np.batches))
 	res.batchErr = make([]error, len(np.batches))

@@ -37,7 +37,9 @@ type Options struct {
 	Window          time.Duration // the lease timeline spans now±Window [60s]
 	Buckets         int           // timeline buckets on each side of now [30]
 	QueuesPerScript int           // queues in one snapshot script at most [64]
-	ScanCount       int           // SCAN COUNT per node per poll [10000]
+	ScanCount       int           // the first SCAN COUNT of a node; then chosen from ScanTarget [100]
+	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
+	RediscoverEvery time.Duration // a discovery pass starts at most this often [1m]
 	Pinned          []string      // poll these queues only; no discovery
 	Replicas        bool          // read from replicas where it is safe
 	TopologyEvery   time.Duration // refresh the topology this often [5s]
@@ -69,7 +71,13 @@ func (o *Options) defaults() {
 		o.QueuesPerScript = 64
 	}
 	if o.ScanCount <= 0 {
-		o.ScanCount = 10000
+		o.ScanCount = 100
+	}
+	if o.ScanTarget <= 0 {
+		o.ScanTarget = 2 * time.Millisecond
+	}
+	if o.RediscoverEvery <= 0 {
+		o.RediscoverEvery = time.Minute
 	}
 	if o.TopologyEvery <= 0 {
 		o.TopologyEvery = 5 * time.Second
@@ -78,13 +86,18 @@ func (o *Options) defaults() {
 
 // nodeState is what the poller remembers of one node between polls.
 type nodeState struct {
-	loaded   bool          // the snapshot script is loaded
-	argTime  bool          // the server refuses TIME in read-only scripts (the embedded server)
-	offset   time.Duration // server clock minus local clock
-	server   string        // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
-	cursor   string        // SCAN cursor of the current pass
-	passSeen map[string]bool
-	known    map[string]bool // queues found by the last complete pass
+	loaded  bool          // the snapshot script is loaded
+	argTime bool          // the server refuses TIME in read-only scripts (the embedded server)
+	offset  time.Duration // server clock minus local clock
+	server  string        // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
+	cursor  string        // SCAN cursor of the current pass
+	// discovery's pace: the next COUNT, the server time of the last and the
+	// slowest SCAN page, and when the current pass started
+	scanCount         int
+	scanTook, scanMax time.Duration
+	passStart         time.Time
+	passSeen          map[string]bool
+	known             map[string]bool // queues found by the last complete pass
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int
@@ -120,16 +133,19 @@ type Poller struct {
 
 	// the queue set and the plan are rebuilt only when what they derive
 	// from changed: a poll of an unchanged keyspace redoes none of it
-	qver      uint64 // bumped when discovery changes the queue set
-	qcache    []string
-	qcacheVer uint64
-	qcacheTop *model.Topology
-	plans     []nodePlan
-	planKey   planKey
-	nodes     map[string]*nodeState
-	prev      *model.Snapshot // the last snapshot: stale queues fall back on it
-	prevIdx   map[string]int  // its queues by name, built when needed
-	version   string
+	qver uint64 // bumped when discovery changes the queue set
+	// discoverAll: DiscoverAll is running, so every poll walks a slice of
+	// each node's pass in measured pages, not the first pass alone
+	discoverAll bool
+	qcache      []string
+	qcacheVer   uint64
+	qcacheTop   *model.Topology
+	plans       []nodePlan
+	planKey     planKey
+	nodes       map[string]*nodeState
+	prev        *model.Snapshot // the last snapshot: stale queues fall back on it
+	prevIdx     map[string]int  // its queues by name, built when needed
+	version     string
 }
 
 // New makes a poller on c. Call Close when done.
@@ -333,6 +349,8 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 // DiscoverAll runs discovery until every primary finished a full SCAN pass
 // (for --once), bounded by ctx.
 func (p *Poller) DiscoverAll(ctx context.Context) error {
+	p.discoverAll = true
+	defer func() { p.discoverAll = false }()
 	for {
 		snap, err := p.Poll(ctx)
 		if err != nil {

@@ -274,7 +274,7 @@ func TestReplicasOnOlderServers(t *testing.T) {
 func TestVanishedQueueDropped(t *testing.T) {
 	_, c := vtest.Cluster(t, 3)
 	fill(t, c, map[string]want{"orders": {pending: 1}, "fills": {pending: 1}})
-	p, s := pollAll(t, c, Options{})
+	p, s := pollAll(t, c, Options{RediscoverEvery: time.Millisecond}) // a pass at every poll
 	if s.Queue("orders") == nil {
 		t.Fatal("orders not discovered")
 	}

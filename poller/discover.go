@@ -1,0 +1,125 @@
+package poller
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// Discovery is paced so that it never holds a server. Each SCAN is
+// bracketed by TIME in the same pipeline: the server runs a pipeline's
+// commands one after another, so the difference of the two clocks is the
+// server time of that one SCAN. Its COUNT is chosen from the last call's
+// time to aim at ScanTarget (a few milliseconds; a server serves no other
+// client while it runs a command). Once a pass is complete, the next one
+// starts no sooner than RediscoverEvery after the last one started, one
+// SCAN page per poll in between, so a large keyspace is walked slowly and
+// evenly, not at every poll.
+const (
+	minScanCount = 100
+	maxScanCount = 100_000
+)
+
+// scanCmds are the commands of one measured SCAN page.
+func (p *Poller) scanCmds(nc valkey.Client, st *nodeState) []valkey.Completed {
+	cur, _ := strconv.ParseUint(st.cursor, 10, 64)
+	if st.scanCount == 0 {
+		st.scanCount = p.opt.ScanCount
+	}
+	return []valkey.Completed{
+		nc.B().Time().Build(),
+		nc.B().Scan().Cursor(cur).Match(keyspace.ScanPattern).Count(int64(st.scanCount)).Type("zset").Build(),
+		nc.B().Time().Build(),
+	}
+}
+
+// scanDue reports whether this poll sends the node a SCAN page: during a
+// pass always; between passes once RediscoverEvery has passed since the
+// last pass started.
+func (p *Poller) scanDue(st *nodeState, now time.Time) bool {
+	if st.cursor != "" && st.cursor != "0" {
+		return true
+	}
+	return st.passStart.IsZero() || now.Sub(st.passStart) >= p.opt.RediscoverEvery
+}
+
+// scannedPage takes the replies of scanCmds: the page itself, and the time
+// it took the server, which sets the next COUNT.
+func (p *Poller) scannedPage(st *nodeState, replies []valkey.ValkeyResult, res *nodeResult, now time.Time) {
+	if st.cursor == "" || st.cursor == "0" {
+		st.passStart = now
+	}
+	p.scanned(st, replies[1], res)
+	took, ok := serverTime(replies[0], replies[2])
+	if !ok {
+		return
+	}
+	st.scanTook = took
+	st.scanMax = max(st.scanMax, took)
+	st.scanCount = nextCount(st.scanCount, took, p.opt.ScanTarget)
+}
+
+// nextCount aims the next page at target: proportional to the last one's
+// time, at most half as large again (a page of a sparse stretch is quick, the
+// next may not be), and shrunk at once when the last one was slow.
+func nextCount(count int, took, target time.Duration) int {
+	next := count * 3 / 2
+	if took > 0 {
+		next = min(next, int(float64(count)*float64(target)/float64(took)))
+	}
+	return min(maxScanCount, max(minScanCount, next))
+}
+
+// serverTime is the time between two TIME replies.
+func serverTime(a, b valkey.ValkeyResult) (time.Duration, bool) {
+	ta, ok1 := timeOf(a)
+	tb, ok2 := timeOf(b)
+	if !ok1 || !ok2 || tb.Before(ta) {
+		return 0, false
+	}
+	return tb.Sub(ta), true
+}
+
+func timeOf(r valkey.ValkeyResult) (time.Time, bool) {
+	tm, err := r.AsStrSlice()
+	if err != nil || len(tm) != 2 {
+		return time.Time{}, false
+	}
+	sec, err1 := strconv.ParseInt(tm[0], 10, 64)
+	usec, err2 := strconv.ParseInt(tm[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return time.Time{}, false
+	}
+	return time.UnixMicro(sec*1e6 + usec), true
+}
+
+// scanRounds walks the node's keyspace with measured pages, one round trip
+// each (other clients are served between them), until the pass is complete
+// or budget has passed: the first pass of the dashboard, a slice of it per
+// poll, and DiscoverAll's whole pass.
+func (p *Poller) scanRounds(ctx context.Context, nc valkey.Client, st *nodeState, res *nodeResult, budget time.Duration) error {
+	start := time.Now()
+	for {
+		replies, err := send(ctx, nc, st, p.scanCmds(nc, st))
+		res.commands += 3
+		res.trips++
+		if err == nil {
+			for _, r := range replies {
+				if err = r.Error(); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		p.scannedPage(st, replies, res, time.Now())
+		if st.cursor == "0" || time.Since(start) >= budget || ctx.Err() != nil {
+			return nil
+		}
+	}
+}

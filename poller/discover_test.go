@@ -1,0 +1,75 @@
+package poller
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/internal/vtest"
+)
+
+func TestNextCount(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		count        int
+		took, target time.Duration
+		want         int
+	}{
+		{1000, 1 * ms, 2 * ms, 1500},                      // quick: grows, at most by half
+		{1000, 0, 2 * ms, 1500},                           // unmeasured: grows by half
+		{1000, 4 * ms, 2 * ms, 500},                       // slow: shrinks at once, in proportion
+		{1000, 100 * ms, 2 * ms, 100},                     // very slow: never below the floor
+		{90_000, 100 * time.Microsecond, 2 * ms, 100_000}, // never above the ceiling
+		{1000, 2 * ms, 2 * ms, 1000},                      // on target: stays
+	}
+	for _, c := range cases {
+		if got := nextCount(c.count, c.took, c.target); got != c.want {
+			t.Errorf("nextCount(%d, %v, %v) = %d, want %d", c.count, c.took, c.target, got, c.want)
+		}
+	}
+}
+
+// Once a pass is complete, polls send no SCAN until RediscoverEvery has
+// passed since the pass started; every page is measured, and its COUNT
+// follows from the last one's time.
+func TestRediscoveryCadence(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := 0; i < 50; i++ {
+		qs[fmt.Sprintf("q-%d", i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	commands := func(p *Poller) map[string]int {
+		s, err := p.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, n := range s.Nodes {
+			out[n.Addr] = n.Commands
+		}
+		return out
+	}
+	// a minute between passes (the default): the polls after a pass send
+	// the same commands, none of them SCAN
+	p, s := pollAll(t, c, Options{})
+	checkCounts(t, s, qs)
+	a, b := commands(p), commands(p)
+	for addr, n := range a {
+		if b[addr] != n {
+			t.Errorf("%s: %d then %d commands between passes", addr, n, b[addr])
+		}
+		st := p.nodes[addr]
+		if st.passes != 1 || st.scanCount < minScanCount || st.scanTook <= 0 {
+			t.Errorf("%s: passes %d, next COUNT %d, last page %v", addr, st.passes, st.scanCount, st.scanTook)
+		}
+	}
+	// passes back to back: each poll sends a measured page (TIME, SCAN,
+	// TIME) on top of the same commands
+	q, _ := pollAll(t, c, Options{RediscoverEvery: time.Nanosecond})
+	for addr, n := range commands(q) {
+		if n != a[addr]+3 {
+			t.Errorf("%s: %d commands with a page due, %d without", addr, n, a[addr])
+		}
+	}
+}
