@@ -126,7 +126,7 @@ func (m *Model) requeueDialog(q *model.Queue, j model.Job) {
 }
 
 // startAction opens the confirmation of r, R or D.
-func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if !m.actionsOn() {
 		m.flash, m.flashBad = msgReadOnly, true
 		return m, nil
@@ -168,7 +168,7 @@ func (m Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // actionKey handles keys while a confirmation is open or an action runs.
-func (m Model) actionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) actionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	a := m.act
 	back := key.Matches(msg, m.keys.Back)
 	if a.running {
@@ -202,7 +202,7 @@ func (m Model) actionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // run sends the first script of the confirmed action.
-func (m Model) run() (tea.Model, tea.Cmd) {
+func (m *Model) run() (tea.Model, tea.Cmd) {
 	a := m.act
 	a.running, a.started = true, time.Now()
 	return m, m.step()
@@ -229,7 +229,7 @@ func (m *Model) step() tea.Cmd {
 
 // actionDone takes the server's answer: the next batch, or the outcome in
 // words. Nothing claims success before the server said so.
-func (m Model) actionDone(msg actionMsg) (tea.Model, tea.Cmd) {
+func (m *Model) actionDone(msg actionMsg) (tea.Model, tea.Cmd) {
 	a := m.act
 	if a == nil {
 		return m, nil

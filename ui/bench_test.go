@@ -28,7 +28,7 @@ func BenchmarkView(b *testing.B) {
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	mm, _ = mm.Update(snapshotMsg{snap: src.snap})
-	m = mm.(Model)
+	m = mm.(*Model)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
@@ -43,7 +43,7 @@ func BenchmarkFold(b *testing.B) {
 	slices.SortFunc(src.snap.Queues, func(x, y model.Queue) int { return strings.Compare(x.Name, y.Name) })
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	m = mm.(Model)
+	m = mm.(*Model)
 	b.ReportAllocs()
 	for b.Loop() {
 		mm, _ = m.Update(snapshotMsg{snap: src.snap})

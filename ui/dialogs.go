@@ -11,7 +11,7 @@ import (
 )
 
 // actionView is the confirmation or progress dialog.
-func (m Model) actionView() string {
+func (m *Model) actionView() string {
 	a := m.act
 	th := m.th
 	w := min(m.width-4, 76)

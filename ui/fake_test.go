@@ -134,7 +134,7 @@ func asciiTheme(name string) *theme.Theme {
 }
 
 // ready is a model that has its first snapshot, sized w×h.
-func ready(src *fakeSource, w, h int, opt Options) Model {
+func ready(src *fakeSource, w, h int, opt Options) *Model {
 	opt.Now = func() time.Time { return fixedNow.Add(400 * time.Millisecond) }
 	if opt.Target == "" {
 		opt.Target = "127.0.0.1:7000"
@@ -143,7 +143,7 @@ func ready(src *fakeSource, w, h int, opt Options) Model {
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	s, _ := src.Poll(context.Background())
 	mm, _ = mm.Update(snapshotMsg{snap: s})
-	return mm.(Model)
+	return mm.(*Model)
 }
 
 func keyMsg(k string) tea.KeyMsg {
@@ -173,10 +173,10 @@ func keyMsg(k string) tea.KeyMsg {
 }
 
 // press sends keys in order, running no commands.
-func press(m Model, keys ...string) Model {
+func press(m *Model, keys ...string) *Model {
 	for _, k := range keys {
 		mm, _ := m.Update(keyMsg(k))
-		m = mm.(Model)
+		m = mm.(*Model)
 	}
 	return m
 }

@@ -77,7 +77,7 @@ func (m *Model) heatKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // heatView draws the slot heatmap, its legend and the inspector line.
-func (m Model) heatView(l layout) string {
+func (m *Model) heatView(l layout) string {
 	th := m.th
 	r := l.heat
 	n := m.heatCells(l)
@@ -105,7 +105,7 @@ func (m Model) heatView(l layout) string {
 }
 
 // heatGlyphs: one cell per character; load as shade, marks as letters.
-func (m Model) heatGlyphs(cells []model.HeatCell, l layout, cursor, sel int) []string {
+func (m *Model) heatGlyphs(cells []model.HeatCell, l layout, cursor, sel int) []string {
 	shade := []rune{'·', '░', '▒', '▓', '█'}
 	lines := make([]string, l.mapRows)
 	for row := 0; row < l.mapRows; row++ {
@@ -138,7 +138,7 @@ func (m Model) heatGlyphs(cells []model.HeatCell, l layout, cursor, sel int) []s
 // heatBlocks: two cells per character with '▀': the upper cell in the
 // foreground, the lower in the background. Colour sequences are written
 // directly, one per change, which keeps a frame cheap.
-func (m Model) heatBlocks(cells []model.HeatCell, l layout, cursor, sel int) []string {
+func (m *Model) heatBlocks(cells []model.HeatCell, l layout, cursor, sel int) []string {
 	th := m.th
 	prof := th.Renderer.ColorProfile()
 	seq := map[lipgloss.Color][2]string{}
@@ -196,14 +196,14 @@ func (m Model) heatBlocks(cells []model.HeatCell, l layout, cursor, sel int) []s
 // legend maps hues to nodes, with each node's slots and queues. When the
 // nodes pane is on screen (it says them too) and they do not fit in w, the
 // hues alone; without it the counts stay and the marks' key is cut.
-func (m Model) legend(w int, nodesPane bool) string {
+func (m *Model) legend(w int, nodesPane bool) string {
 	if full := m.legendOf(true); !nodesPane || ansi.StringWidth(full) <= w {
 		return full
 	}
 	return m.legendOf(false)
 }
 
-func (m Model) legendOf(counts bool) string {
+func (m *Model) legendOf(counts bool) string {
 	th := m.th
 	s := m.snap
 	common := commonHost(s)
@@ -235,7 +235,7 @@ func (m Model) legendOf(counts bool) string {
 
 // inspector names the slot range under the cursor (or the selected
 // queue's), its node and the queues in it with their counts.
-func (m Model) inspector(cells []model.HeatCell, cursor, sel, n int) string {
+func (m *Model) inspector(cells []model.HeatCell, cursor, sel, n int) string {
 	i := cursor
 	if i < 0 {
 		i = sel
@@ -286,7 +286,7 @@ func commonHost(s *model.Snapshot) string {
 }
 
 // nodesView lists every primary with its replicas.
-func (m Model) nodesView(r rect) string {
+func (m *Model) nodesView(r rect) string {
 	th := m.th
 	s := m.snap
 	common := commonHost(s)

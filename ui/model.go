@@ -115,14 +115,17 @@ type (
 	tickMsg  struct{ gen int }
 	selMsg   struct{ gen int }
 	clockMsg struct{}
-	jobMsg   struct {
-		d   model.JobDetail
-		err error
+	// jobMsg answers the read of one job row; it names the job, so an
+	// answer for a job no longer on screen is dropped
+	jobMsg struct {
+		queue, id string
+		d         model.JobDetail
+		err       error
 	}
 )
 
 // New builds the dashboard on a source and a theme.
-func New(src Source, th *theme.Theme, opt Options) Model {
+func New(src Source, th *theme.Theme, opt Options) *Model {
 	if opt.Interval <= 0 {
 		opt.Interval = time.Second
 	}
@@ -150,11 +153,11 @@ func New(src Source, th *theme.Theme, opt Options) Model {
 	m.filter.Placeholder = "queue name"
 	m.heatCursor = -1
 	m.setEnabled()
-	return m
+	return &m
 }
 
 // Init starts the poll loop and the clock.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	m.src.SetWindow(m.window)
 	return tea.Batch(m.pollCmd(), clock())
 }
@@ -197,11 +200,12 @@ func (m *Model) setEnabled() {
 
 // Update is the root: messages of the loop here, keys to the overlay or the
 // focused pane.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.Width = msg.Width
+		m.keepInSight()
 		if m.detail != nil {
 			m.detail.resize(m.width, m.height)
 		}
@@ -241,8 +245,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case clockMsg:
 		return m, clock()
 	case jobMsg:
-		if m.detail != nil {
-			m.detail.loaded(msg.d, msg.err, m.th)
+		if d := m.detail; d != nil && d.q.Name == msg.queue && d.job.ID == msg.id {
+			d.loaded(msg.d, msg.err, m.th)
 		}
 		return m, nil
 	case actionMsg:
@@ -261,7 +265,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // Bubble Tea hands them over as one message of several runes, which no
 // binding would match. A bracketed paste stays whole: it is text, never a
 // string of commands.
-func (m Model) typedAhead(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) typedAhead(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	var cur tea.Model = m
 	for _, r := range msg.Runes {
@@ -272,7 +276,7 @@ func (m Model) typedAhead(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return cur, tea.Batch(cmds...)
 }
 
-func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	if key.Matches(msg, k.ForceQuit) {
 		return m, tea.Quit
@@ -383,7 +387,7 @@ func (m *Model) setWindow(d time.Duration) {
 	m.src.SetWindow(m.window)
 }
 
-func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.keys.Back):
 		m.filtering = false
@@ -403,7 +407,7 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // paneKey sends movement keys to the focused pane.
-func (m Model) paneKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) paneKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch m.focus {
 	case paneQueues:
 		return m, m.queuesKey(msg)
@@ -451,6 +455,7 @@ func (m *Model) refreshView() {
 			break
 		}
 	}
+	m.keepInSight()
 	if len(m.view) > 0 {
 		name := m.fold.Snap.Queues[m.view[m.sel]].Name
 		if name != m.selName {
@@ -495,11 +500,24 @@ func (m *Model) queuesKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	m.sel = cur
+	m.keepInSight()
 	return m.selectionChanged()
 }
 
+// keepInSight scrolls the queue list only as far as the selection needs.
+func (m *Model) keepInSight() {
+	rows := m.layout().queueRows
+	if m.sel < m.offset {
+		m.offset = m.sel
+	}
+	if m.sel >= m.offset+rows {
+		m.offset = m.sel - rows + 1
+	}
+	m.offset = max(0, min(m.offset, len(m.view)-rows))
+}
+
 // jobsKey moves within the pending or active pane; enter opens a job.
-func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	q := m.selected()
 	if q == nil {
 		return m, nil
@@ -520,7 +538,7 @@ func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			d, err := src.Job(ctx, name, id)
-			return jobMsg{d: d, err: err}
+			return jobMsg{queue: name, id: id, d: d, err: err}
 		}
 	}
 	if n, ok := m.move(msg, *cur, len(jobs), 5); ok {
@@ -541,7 +559,7 @@ type detailView struct {
 }
 
 // Snapshot is the last snapshot the model folded, for tests and tools.
-func (m Model) Snapshot() *model.Snapshot { return m.snap }
+func (m *Model) Snapshot() *model.Snapshot { return m.snap }
 
 // SnapshotMsg wraps a snapshot as the message a poll delivers, for tests
 // and tools that drive the model without its poll loop.

@@ -11,19 +11,11 @@ import (
 )
 
 // queuesView is the queue list; only the visible rows are drawn.
-func (m Model) queuesView(r rect) string {
+func (m *Model) queuesView(r rect) string {
 	th := m.th
 	in := r.w - 2
 	rows := max(1, r.h-3)
-	// keep the selection in sight
-	off := m.offset
-	if m.sel < off {
-		off = m.sel
-	}
-	if m.sel >= off+rows {
-		off = m.sel - rows + 1
-	}
-	off = max(0, min(off, max(0, len(m.view)-rows)))
+	off := m.offset // kept by keepInSight when the selection moves
 	common := commonHost(m.snap)
 	nameW := max(8, in-2-6-9-9-9-9-8-2)
 	showErr := in >= 110
@@ -85,7 +77,7 @@ func (m Model) queuesView(r rect) string {
 }
 
 // jobLines renders pending or active jobs of q for a pane of w×rows.
-func (m Model) jobLines(q *model.Queue, active bool, w, rows, cur int, focused bool) []string {
+func (m *Model) jobLines(q *model.Queue, active bool, w, rows, cur int, focused bool) []string {
 	th := m.th
 	jobs := q.PendingJobs
 	if active {
@@ -147,7 +139,7 @@ func (m Model) jobLines(q *model.Queue, active bool, w, rows, cur int, focused b
 	return lines
 }
 
-func (m Model) pendingView(r rect) string {
+func (m *Model) pendingView(r rect) string {
 	q := m.selected()
 	if q == nil {
 		return box(m.border(panePending), "Pending", nil, r.w, r.h)
@@ -156,7 +148,7 @@ func (m Model) pendingView(r rect) string {
 	return box(m.border(panePending), "Pending · "+safe.Bounded(q.Name, 40), lines, r.w, r.h)
 }
 
-func (m Model) activeView(r rect) string {
+func (m *Model) activeView(r rect) string {
 	q := m.selected()
 	if q == nil {
 		return box(m.border(paneActive), "Active", nil, r.w, r.h)
@@ -167,7 +159,7 @@ func (m Model) activeView(r rect) string {
 
 // jobsTabs is the compact layout's lower box: pending or active as a tab,
 // and the lease timeline under it.
-func (m Model) jobsTabs(r rect) string {
+func (m *Model) jobsTabs(r rect) string {
 	q := m.selected()
 	active := m.focus != panePending
 	p := paneActive
@@ -192,7 +184,7 @@ func (m Model) jobsTabs(r rect) string {
 }
 
 // timelineLines are the axis and the bars of the lease-expiry timeline.
-func (m Model) timelineLines(q *model.Queue, w int) []string {
+func (m *Model) timelineLines(q *model.Queue, w int) []string {
 	th := m.th
 	edges := m.snap.Edges
 	cols, before, after := model.Timeline(q.Hist, edges, max(1, w-8))
@@ -242,7 +234,7 @@ func (m Model) timelineLines(q *model.Queue, w int) []string {
 	return []string{th.Dim.Render(axis), b.String()}
 }
 
-func (m Model) timelineView(r rect) string {
+func (m *Model) timelineView(r rect) string {
 	q := m.selected()
 	title := "Lease expiry"
 	if q == nil {

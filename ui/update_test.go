@@ -32,29 +32,29 @@ func TestKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		keys  []string
-		check func(t *testing.T, m Model)
+		check func(t *testing.T, m *Model)
 	}{
-		{"tab cycles focus", []string{"tab"}, func(t *testing.T, m Model) {
+		{"tab cycles focus", []string{"tab"}, func(t *testing.T, m *Model) {
 			if m.focus != paneHeat {
 				t.Errorf("focus %v", paneNames[m.focus])
 			}
 		}},
-		{"shift+tab goes back", []string{"shift+tab"}, func(t *testing.T, m Model) {
+		{"shift+tab goes back", []string{"shift+tab"}, func(t *testing.T, m *Model) {
 			if m.focus != paneActive {
 				t.Errorf("focus %v", paneNames[m.focus])
 			}
 		}},
-		{"j moves down", []string{"j"}, func(t *testing.T, m Model) {
+		{"j moves down", []string{"j"}, func(t *testing.T, m *Model) {
 			if m.sel != 1 {
 				t.Errorf("sel %d", m.sel)
 			}
 		}},
-		{"down then up", []string{"down", "down", "k"}, func(t *testing.T, m Model) {
+		{"down then up", []string{"down", "down", "k"}, func(t *testing.T, m *Model) {
 			if m.sel != 1 {
 				t.Errorf("sel %d", m.sel)
 			}
 		}},
-		{"G goes last, g first", []string{"G"}, func(t *testing.T, m Model) {
+		{"G goes last, g first", []string{"G"}, func(t *testing.T, m *Model) {
 			if m.sel != len(m.view)-1 {
 				t.Errorf("sel %d of %d", m.sel, len(m.view))
 			}
@@ -62,32 +62,32 @@ func TestKeys(t *testing.T) {
 				t.Errorf("after g sel %d", m.sel)
 			}
 		}},
-		{"page down", []string{"pgdown"}, func(t *testing.T, m Model) {
+		{"page down", []string{"pgdown"}, func(t *testing.T, m *Model) {
 			if m.sel == 0 {
 				t.Error("pgdown did not move")
 			}
 		}},
-		{"sort cycles", []string{"s"}, func(t *testing.T, m Model) {
+		{"sort cycles", []string{"s"}, func(t *testing.T, m *Model) {
 			if m.sortKey.String() != "pending" {
 				t.Errorf("sort %v", m.sortKey)
 			}
 		}},
-		{"S reverses", []string{"S"}, func(t *testing.T, m Model) {
+		{"S reverses", []string{"S"}, func(t *testing.T, m *Model) {
 			if !m.reverse {
 				t.Error("not reversed")
 			}
 		}},
-		{"keys that arrive in one read count one by one", []string{"jj"}, func(t *testing.T, m Model) {
+		{"keys that arrive in one read count one by one", []string{"jj"}, func(t *testing.T, m *Model) {
 			if m.sel != 2 {
 				t.Errorf("sel %d after jj in one message, want 2", m.sel)
 			}
 		}},
-		{"a filter typed in one read", []string{"/fil", "enter"}, func(t *testing.T, m Model) {
+		{"a filter typed in one read", []string{"/fil", "enter"}, func(t *testing.T, m *Model) {
 			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
 				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
 			}
 		}},
-		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m Model) {
+		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m *Model) {
 			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
 				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
 			}
@@ -95,12 +95,12 @@ func TestKeys(t *testing.T) {
 				t.Errorf("esc did not clear the filter: %d", len(m.view))
 			}
 		}},
-		{"q while typing is text", []string{"/", "q"}, func(t *testing.T, m Model) {
+		{"q while typing is text", []string{"/", "q"}, func(t *testing.T, m *Model) {
 			if m.filter.Value() != "q" {
 				t.Errorf("filter %q", m.filter.Value())
 			}
 		}},
-		{"p pauses and resumes", []string{"p"}, func(t *testing.T, m Model) {
+		{"p pauses and resumes", []string{"p"}, func(t *testing.T, m *Model) {
 			if !m.paused {
 				t.Error("not paused")
 			}
@@ -108,7 +108,7 @@ func TestKeys(t *testing.T) {
 				t.Error("not resumed")
 			}
 		}},
-		{"+ and - change the interval", []string{"+"}, func(t *testing.T, m Model) {
+		{"+ and - change the interval", []string{"+"}, func(t *testing.T, m *Model) {
 			if m.interval != 500*time.Millisecond {
 				t.Errorf("interval %v", m.interval)
 			}
@@ -116,12 +116,12 @@ func TestKeys(t *testing.T) {
 				t.Errorf("interval %v", m.interval)
 			}
 		}},
-		{"< and > change the window", []string{">"}, func(t *testing.T, m Model) {
+		{"< and > change the window", []string{">"}, func(t *testing.T, m *Model) {
 			if m.window != 2*time.Minute {
 				t.Errorf("window %v", m.window)
 			}
 		}},
-		{"? opens help, any key closes", []string{"?"}, func(t *testing.T, m Model) {
+		{"? opens help, any key closes", []string{"?"}, func(t *testing.T, m *Model) {
 			if !m.showHelp || !strings.Contains(m.View(), "Keys") {
 				t.Error("no help")
 			}
@@ -129,12 +129,12 @@ func TestKeys(t *testing.T) {
 				t.Error("help stayed")
 			}
 		}},
-		{"heatmap cursor moves by cell", []string{"tab", "right", "right"}, func(t *testing.T, m Model) {
+		{"heatmap cursor moves by cell", []string{"tab", "right", "right"}, func(t *testing.T, m *Model) {
 			if m.heatCursor <= 105 {
 				t.Errorf("cursor at slot %d", m.heatCursor)
 			}
 		}},
-		{"enter on the active pane opens a job", []string{"shift+tab", "enter"}, func(t *testing.T, m Model) {
+		{"enter on the active pane opens a job", []string{"shift+tab", "enter"}, func(t *testing.T, m *Model) {
 			if m.detail == nil || m.detail.job.ID != stuckID {
 				t.Fatal("no detail")
 			}
@@ -145,7 +145,7 @@ func TestKeys(t *testing.T) {
 				t.Error("esc did not close the detail")
 			}
 		}},
-		{"actions are disabled without Actions", []string{"shift+tab", "r"}, func(t *testing.T, m Model) {
+		{"actions are disabled without Actions", []string{"shift+tab", "r"}, func(t *testing.T, m *Model) {
 			if m.act != nil || !strings.Contains(m.flash, "read-only") {
 				t.Errorf("act %v flash %q", m.act, m.flash)
 			}
@@ -181,7 +181,7 @@ func TestResize(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
 	for _, sz := range [][2]int{{80, 24}, {200, 60}, {59, 30}, {100, 15}, {60, 16}, {300, 90}} {
 		mm, _ := m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-		v := mm.(Model).View()
+		v := mm.(*Model).View()
 		lines := strings.Split(v, "\n")
 		small := sz[0] < minW || sz[1] < minH
 		if small != strings.Contains(v, "terminal too small (need 60×16") {
@@ -204,7 +204,7 @@ func TestPollLoop(t *testing.T) {
 	src := &fakeSource{snap: fixture(0)}
 	m := ready(src, 120, 40, Options{})
 	mm, cmd := m.Update(tickMsg{gen: m.gen})
-	m = mm.(Model)
+	m = mm.(*Model)
 	if cmd == nil || !m.inFlight {
 		t.Fatal("a tick did not start a poll")
 	}
@@ -215,7 +215,7 @@ func TestPollLoop(t *testing.T) {
 		t.Error("a stale tick was not dropped")
 	}
 	mm, next := m.Update(cmd())
-	m = mm.(Model)
+	m = mm.(*Model)
 	if m.inFlight || next == nil {
 		t.Error("the poll's answer did not re-arm the loop")
 	}
@@ -229,7 +229,7 @@ func TestPollErrorsBackOff(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Interval: time.Second})
 	for i := 0; i < 3; i++ {
 		mm, _ := m.Update(snapshotMsg{err: errors.New("dial tcp: connection refused\x1b[2J")})
-		m = mm.(Model)
+		m = mm.(*Model)
 	}
 	if m.errs != 3 || m.snap == nil {
 		t.Errorf("errs %d, snapshot kept %v", m.errs, m.snap != nil)
@@ -273,14 +273,14 @@ func (f *fakeActions) DrainStep(ctx context.Context, q string, batch int) (int, 
 }
 
 // run runs a command and feeds its message back until none is left.
-func run(m Model, cmd tea.Cmd) Model {
+func run(m *Model, cmd tea.Cmd) *Model {
 	for i := 0; cmd != nil && i < 100; i++ {
 		msg := cmd()
 		if _, ok := msg.(actionMsg); !ok {
 			break
 		}
 		mm, next := m.Update(msg)
-		m, cmd = mm.(Model), next
+		m, cmd = mm.(*Model), next
 	}
 	return m
 }
@@ -298,14 +298,14 @@ func TestRequeueFlow(t *testing.T) {
 	}
 	m = press(m, "r")
 	mm, cmd := m.Update(keyMsg("y"))
-	m = run(mm.(Model), cmd)
+	m = run(mm.(*Model), cmd)
 	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID || !strings.Contains(m.flash, "requeued "+stuckID) {
 		t.Errorf("requeued %v, flash %q", acts.requeued, m.flash)
 	}
 	acts.fenceErr = &Refused{Reason: "a worker claimed it again (attempts now 3, you saw 2)"}
 	m = press(m, "r")
 	mm, cmd = m.Update(keyMsg("y"))
-	m = run(mm.(Model), cmd)
+	m = run(mm.(*Model), cmd)
 	if !strings.Contains(m.flash, "refused: a worker claimed it again (attempts now 3") {
 		t.Errorf("flash %q", m.flash)
 	}
@@ -320,7 +320,7 @@ func TestDrainFlowNeedsTheName(t *testing.T) {
 	}
 	m = press(m, "e", "r", "s")
 	mm, cmd := m.Update(keyMsg("enter"))
-	m = run(mm.(Model), cmd)
+	m = run(mm.(*Model), cmd)
 	if acts.drained != 2500 || m.act != nil || !strings.Contains(m.flash, "drained 2500") {
 		t.Errorf("drained %d, flash %q", acts.drained, m.flash)
 	}
@@ -349,7 +349,7 @@ func TestNoPermTurnsReadOnly(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
 	m = press(m, "shift+tab", "r")
 	mm, cmd := m.Update(keyMsg("y"))
-	m = run(mm.(Model), cmd)
+	m = run(mm.(*Model), cmd)
 	if !m.opt.ReadOnly || m.keys.Requeue.Enabled() || !strings.Contains(m.flash, "NOPERM") {
 		t.Errorf("readOnly %v flash %q", m.opt.ReadOnly, m.flash)
 	}
@@ -363,8 +363,8 @@ func TestHostileNeverRaw(t *testing.T) {
 	m := ready(src, 120, 40, Options{})
 	m = press(m, "shift+tab", "enter")
 	d, _ := src.Job(context.Background(), "orders", stuckID)
-	mm, _ := m.Update(jobMsg{d: d})
-	m = mm.(Model)
+	mm, _ := m.Update(jobMsg{queue: "orders", id: stuckID, d: d})
+	m = mm.(*Model)
 	v := m.View()
 	for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "\x1b[5m", "\x1b[31m"} {
 		if strings.Contains(v, bad) {
@@ -396,15 +396,17 @@ func golden(t *testing.T, name, got string) {
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
-		m := ready(&fakeSource{snap: fixture(30)}, sz[0], sz[1], Options{Actions: &fakeActions{}})
+		fresh := func() *Model {
+			return ready(&fakeSource{snap: fixture(30)}, sz[0], sz[1], Options{Actions: &fakeActions{}})
+		}
 		name := itoa(sz[0]) + "x" + itoa(sz[1])
-		golden(t, "overview-"+name, m.View())
-		golden(t, "active-"+name, press(m, "shift+tab").View())
+		golden(t, "overview-"+name, fresh().View())
+		golden(t, "active-"+name, press(fresh(), "shift+tab").View())
 	}
-	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{Actions: &fakeActions{}})
-	golden(t, "requeue-120x40", press(m, "shift+tab", "r").View())
-	golden(t, "heatmap-120x40", press(m, "tab", "right", "right", "down").View())
-	golden(t, "help-120x40", press(m, "?").View())
+	fresh := func() *Model { return ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{Actions: &fakeActions{}}) }
+	golden(t, "requeue-120x40", press(fresh(), "shift+tab", "r").View())
+	golden(t, "heatmap-120x40", press(fresh(), "tab", "right", "right", "down").View())
+	golden(t, "help-120x40", press(fresh(), "?").View())
 	golden(t, "mono-120x40", func() string {
 		mm := New(&fakeSource{snap: fixture(30)}, asciiTheme("mono"), Options{Now: func() time.Time { return fixedNow }})
 		x, _ := mm.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -428,13 +430,13 @@ func TestFixtureIDsAreValid(t *testing.T) {
 func TestPasteIsNotCommands(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}})
 	mm, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Djq"), Paste: true})
-	m = mm.(Model)
+	m = mm.(*Model)
 	if m.act != nil || m.sel != 0 {
 		t.Fatalf("a paste acted: dialog %v, sel %d", m.act != nil, m.sel)
 	}
 	m = press(m, "/")
 	mm, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("fil"), Paste: true})
-	m = press(mm.(Model), "enter")
+	m = press(mm.(*Model), "enter")
 	if len(m.view) != 1 || m.selName != "fills" {
 		t.Fatalf("a paste into the filter: view %d sel %s", len(m.view), m.selName)
 	}
@@ -482,7 +484,7 @@ func TestDrainDialogFollowsThePolls(t *testing.T) {
 		}
 	}
 	mm, _ := m.Update(snapshotMsg{snap: &next})
-	m = mm.(Model)
+	m = mm.(*Model)
 	if m.act == nil || m.act.total != before+1234 {
 		t.Fatalf("after a poll the dialog says %d pending, want %d", m.act.total, before+1234)
 	}
@@ -513,7 +515,7 @@ func TestEverySize(t *testing.T) {
 		for _, w := range widths {
 			for _, h := range heights {
 				mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-				lines := strings.Split(mm.(Model).View(), "\n")
+				lines := strings.Split(mm.(*Model).View(), "\n")
 				if len(lines) != h {
 					t.Errorf("%s at %dx%d: %d lines", name, w, h, len(lines))
 				}
@@ -544,7 +546,7 @@ func TestRequeueFromDetail(t *testing.T) {
 		t.Fatalf("r in the detail: detail %v, dialog %+v", m.detail != nil, m.act)
 	}
 	mm, cmd := m.Update(keyMsg("y"))
-	m = run(mm.(Model), cmd)
+	m = run(mm.(*Model), cmd)
 	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID {
 		t.Errorf("requeued %v, want [%s]", acts.requeued, stuckID)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // View draws the screen.
-func (m Model) View() string {
+func (m *Model) View() string {
 	if m.width == 0 {
 		return ""
 	}
@@ -41,7 +41,7 @@ func (m Model) View() string {
 	return m.statusBar(inNodes) + "\n" + body + "\n" + m.helpLine()
 }
 
-func (m Model) waitingView(h int) string {
+func (m *Model) waitingView(h int) string {
 	msg := "connecting…"
 	if m.pollErr != nil {
 		msg = "cannot reach the servers: " + safe.Bounded(m.pollErr.Error(), 300) + " (retrying)"
@@ -50,7 +50,7 @@ func (m Model) waitingView(h int) string {
 }
 
 // panes joins the panes of the layout.
-func (m Model) panes(l layout) string {
+func (m *Model) panes(l layout) string {
 	top := m.heatView(l)
 	if l.nodes.w > 0 {
 		top = lipgloss.JoinHorizontal(lipgloss.Top, top, m.nodesView(l.nodes))
@@ -66,7 +66,7 @@ func (m Model) panes(l layout) string {
 	return lipgloss.JoinVertical(lipgloss.Left, parts...)
 }
 
-func (m Model) border(p pane) lipgloss.Style {
+func (m *Model) border(p pane) lipgloss.Style {
 	if m.focus == p && m.act == nil {
 		return m.th.BorderFocus
 	}
@@ -77,7 +77,7 @@ func (m Model) border(p pane) lipgloss.Style {
 // With inNodes what it is connected to and the facts of the connection
 // (fence, server time, the dashboard's own load, the interval) are left to
 // the nodes pane, whose title and last row they are.
-func (m Model) statusBar(inNodes bool) string {
+func (m *Model) statusBar(inNodes bool) string {
 	th := m.th
 	type part struct {
 		s    string
@@ -160,7 +160,7 @@ func (m Model) statusBar(inNodes bool) string {
 }
 
 // targetText names what the dashboard is connected to.
-func (m Model) targetText() string {
+func (m *Model) targetText() string {
 	kind := "standalone"
 	if m.snap.Cluster {
 		kind = "cluster"
@@ -170,7 +170,7 @@ func (m Model) targetText() string {
 
 // facts are the connection's particulars, most wanted first: the version
 // fence, the server's clock, the dashboard's own load, the interval.
-func (m Model) facts() []string {
+func (m *Model) facts() []string {
 	fence := m.snap.Version
 	if fence == "" {
 		fence = "unset"
@@ -184,7 +184,7 @@ func (m Model) facts() []string {
 }
 
 // scriptsPerSec is the dashboard's own load on the cluster.
-func (m Model) scriptsPerSec() float64 {
+func (m *Model) scriptsPerSec() float64 {
 	if m.snap == nil || m.prevSnap == nil {
 		return 0
 	}
@@ -197,7 +197,7 @@ func (m Model) scriptsPerSec() float64 {
 
 // helpLine is the short help, or the filter being typed, or the last
 // action's outcome.
-func (m Model) helpLine() string {
+func (m *Model) helpLine() string {
 	switch {
 	case m.detail != nil:
 		return fit(" "+m.help.ShortHelpView(m.keys.DetailHelp(m.detail.requeueable())), m.width)
@@ -217,7 +217,7 @@ func (m Model) helpLine() string {
 	return fit(" "+m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
 }
 
-func (m Model) helpView(h int) string {
+func (m *Model) helpView(h int) string {
 	hm := m.help
 	hm.ShowAll = true
 	lines := []string{"", "  " + m.th.Title.Render("Keys"), ""}
@@ -242,7 +242,7 @@ func (m Model) helpView(h int) string {
 }
 
 // overlay puts a dialog over the middle of body.
-func (m Model) overlay(body, dialog string) string {
+func (m *Model) overlay(body, dialog string) string {
 	return placeOver(body, dialog, m.width)
 }
 

@@ -102,7 +102,7 @@ func TestDashboardFlowsOnACluster(t *testing.T) {
 	}
 	keys(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-	final := tm.FinalModel(t).(ui.Model)
+	final := tm.FinalModel(t).(*ui.Model)
 	if s := final.Snapshot(); s == nil || s.Queue(q) == nil || s.Queue(q).Active != 0 {
 		t.Error("the final snapshot does not show the requeue")
 	}
