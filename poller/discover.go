@@ -44,17 +44,32 @@ func (p *Poller) scanDue(st *nodeState, now time.Time) bool {
 	if st.cursor != "" && st.cursor != "0" {
 		return true
 	}
-	return st.passStart.IsZero() || now.Sub(st.passStart) >= p.opt.RediscoverEvery
+	return st.passStart.IsZero() || now.Sub(st.passStart) >= p.passEvery(st)
+}
+
+// passEvery is how often a pass may start on a node: as often as keeps
+// discovery within DiscoveryShare of the node's time (a pass that cost 1 ms
+// of server time may start every 100 ms at 1%, so a small keyspace is
+// walked at every poll and a new queue shows up at once), and at least
+// every RediscoverEvery.
+func (p *Poller) passEvery(st *nodeState) time.Duration {
+	return min(p.opt.RediscoverEvery, time.Duration(float64(st.lastPassCost)/p.opt.DiscoveryShare))
 }
 
 // scannedPage takes the replies of scanCmds: the page itself, and the time
 // it took the server, which sets the next COUNT.
 func (p *Poller) scannedPage(st *nodeState, replies []valkey.ValkeyResult, res *nodeResult, now time.Time) {
 	if st.cursor == "" || st.cursor == "0" {
-		st.passStart = now
+		st.passStart, st.passCost = now, 0
 	}
 	p.scanned(st, replies[1], res)
 	took, ok := serverTime(replies[0], replies[2])
+	if !ok {
+		took = p.opt.ScanTarget // unmeasured: counted at the target
+	}
+	if st.passCost += took; st.cursor == "0" {
+		st.lastPassCost = st.passCost
+	}
 	if !ok {
 		return
 	}

@@ -29,9 +29,10 @@ func TestNextCount(t *testing.T) {
 	}
 }
 
-// Once a pass is complete, polls send no SCAN until RediscoverEvery has
-// passed since the pass started; every page is measured, and its COUNT
-// follows from the last one's time.
+// Once a pass is complete, polls send no SCAN until the pass may start
+// again: at least every RediscoverEvery, and as often as keeps discovery
+// within DiscoveryShare of the node's time; every page is measured, and
+// its COUNT follows from the last one's time.
 func TestRediscoveryCadence(t *testing.T) {
 	_, c := vtest.Cluster(t, 3)
 	qs := map[string]want{}
@@ -50,9 +51,9 @@ func TestRediscoveryCadence(t *testing.T) {
 		}
 		return out
 	}
-	// a minute between passes (the default): the polls after a pass send
-	// the same commands, none of them SCAN
-	p, s := pollAll(t, c, Options{})
+	// a minute between passes (a share so small that the minute bounds
+	// it): the polls after a pass send the same commands, none of them SCAN
+	p, s := pollAll(t, c, Options{DiscoveryShare: 1e-12})
 	checkCounts(t, s, qs)
 	a, b := commands(p), commands(p)
 	for addr, n := range a {
@@ -64,9 +65,18 @@ func TestRediscoveryCadence(t *testing.T) {
 			t.Errorf("%s: passes %d, next COUNT %d, last page %v", addr, st.passes, st.scanCount, st.scanTook)
 		}
 	}
-	// passes back to back: each poll sends a measured page (TIME, SCAN,
-	// TIME) on top of the same commands
-	q, _ := pollAll(t, c, Options{RediscoverEvery: time.Nanosecond})
+	// a small keyspace within the default share (1%): a pass at every
+	// poll, a measured page (TIME, SCAN, TIME) on top of the same commands
+	q, _ := pollAll(t, c, Options{})
+	var due time.Time
+	for _, st := range q.nodes {
+		if every := q.passEvery(st); every >= time.Second {
+			t.Fatalf("a pass of %v of server time may start only every %v", st.lastPassCost, every)
+		} else if d := st.passStart.Add(every); d.After(due) {
+			due = d
+		}
+	}
+	time.Sleep(time.Until(due))
 	for addr, n := range commands(q) {
 		if n != a[addr]+3 {
 			t.Errorf("%s: %d commands with a page due, %d without", addr, n, a[addr])

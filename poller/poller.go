@@ -39,7 +39,8 @@ type Options struct {
 	QueuesPerScript int           // queues in one snapshot script at most [64]
 	ScanCount       int           // the first SCAN COUNT of a node; then chosen from ScanTarget [100]
 	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
-	RediscoverEvery time.Duration // a discovery pass starts at most this often [1m]
+	RediscoverEvery time.Duration // a discovery pass starts at least this often [1m]
+	DiscoveryShare  float64       // passes start as often as keeps them within this share of a node's time [0.01]
 	Pinned          []string      // poll these queues only; no discovery
 	Replicas        bool          // read from replicas where it is safe
 	TopologyEvery   time.Duration // refresh the topology this often [5s]
@@ -79,6 +80,9 @@ func (o *Options) defaults() {
 	if o.RediscoverEvery <= 0 {
 		o.RediscoverEvery = time.Minute
 	}
+	if o.DiscoveryShare <= 0 {
+		o.DiscoveryShare = 0.01
+	}
 	if o.TopologyEvery <= 0 {
 		o.TopologyEvery = 5 * time.Second
 	}
@@ -96,8 +100,10 @@ type nodeState struct {
 	scanCount         int
 	scanTook, scanMax time.Duration
 	passStart         time.Time
-	passSeen          map[string]bool
-	known             map[string]bool // queues found by the last complete pass
+	// server time spent on the current pass, and on the last whole one
+	passCost, lastPassCost time.Duration
+	passSeen               map[string]bool
+	known                  map[string]bool // queues found by the last complete pass
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/echomq/emqtop/model"
@@ -36,7 +34,10 @@ func (r *Refused) Error() string { return r.Reason }
 // session then turns read-only.
 var ErrNoPerm = errors.New("the server refuses writes for this user")
 
-var errInvalidID = errors.New("this member of the set is not a valid job id: it is shown, never used to build a key")
+// ErrUnknownOutcome marks an action that got no answer in time: the server
+// may still apply it (a paused node runs what it was sent when it resumes),
+// so it is reported as unknown, never as failed.
+var ErrUnknownOutcome = errors.New("no answer in time: the outcome is unknown, it may have been applied")
 
 type actionKind int
 
@@ -52,55 +53,10 @@ const (
 	drainBatch   = 1000
 )
 
-// actionState is an open confirmation, or an action running in batches.
-type actionState struct {
-	kind     actionKind
-	queue    string
-	job      model.Job
-	expired  time.Duration // how long ago the job's lease ran out
-	total    int64         // expired or pending when confirmed
-	preview  []string      // drain: the first pending ids
-	typed    textinput.Model
-	wrong    bool // drain: the typed name did not match
-	running  bool
-	cancel   bool
-	done     int
-	left     int
-	started  time.Time
-	lastTick time.Time
-}
-
-// follow keeps an open R or D confirmation's count and preview those of
-// the latest poll, so what the dialog says matches the panes behind it.
-func (a *actionState) follow(s *model.Snapshot) {
-	if a == nil || a.running || a.kind == actRequeue {
-		return
-	}
-	var q *model.Queue
-	for i := range s.Queues {
-		if s.Queues[i].Name == a.queue {
-			q = &s.Queues[i]
-			break
-		}
-	}
-	if q == nil || q.Stale || q.Err != "" {
-		return // nothing newer to say
-	}
-	if a.kind == actRequeueAll {
-		a.total = q.Expired
-		return
-	}
-	a.total = q.Pending
-	if q.Detail {
-		a.preview = a.preview[:0]
-		for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
-			a.preview = append(a.preview, j.ID)
-		}
-	}
-}
-
-// actionMsg is the server's answer to one script of an action.
+// actionMsg is the server's answer to one script of an action; seq names
+// the dialog it answers.
 type actionMsg struct {
+	seq     int
 	kind    actionKind
 	queue   string
 	id      string
@@ -109,112 +65,25 @@ type actionMsg struct {
 	err     error
 }
 
-func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }
+// actionDoneMsg: the action ended; the root shows its outcome and polls.
+type actionDoneMsg struct {
+	text string
+	bad  bool
+	// noPerm: the server refuses writes for this user, so the session
+	// turns read-only
+	noPerm bool
+}
 
 // msgReadOnly answers an action key in a read-only session.
 const msgReadOnly = "read-only: requeue and drain are off (--read-only, or the server refused writes)"
 
-// requeueDialog opens the confirmation of r for job j of q, with the
-// attempts the operator saw as the fence.
-func (m *Model) requeueDialog(q *model.Queue, j model.Job) {
-	if !j.Valid || !j.AttemptsOK {
-		m.flash, m.flashBad = "this job cannot be requeued: its id or its attempts counter is unreadable", true
-		return
-	}
-	now := time.UnixMilli(q.ServerTimeMs)
-	m.act = &actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))}
-}
-
-// startAction opens the confirmation of r, R or D.
-func (m *Model) startAction(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if !m.actionsOn() {
-		m.flash, m.flashBad = msgReadOnly, true
-		return m, nil
-	}
-	q := m.selected()
-	if q == nil {
-		m.flash, m.flashBad = "no queue selected", true
-		return m, nil
-	}
-	switch {
-	case bound(msg, m.keys.Requeue):
-		if m.focus != paneActive || m.actSel >= len(q.ActiveJobs) {
-			m.flash, m.flashBad = "select an active job first: tab to the Active pane, move with ↑/↓, then r", true
-			return m, nil
-		}
-		m.requeueDialog(q, q.ActiveJobs[m.actSel])
-	case bound(msg, m.keys.RequeueAll):
-		if q.Expired == 0 {
-			m.flash, m.flashBad = fmt.Sprintf("%s has no expired jobs", q.Name), false
-			return m, nil
-		}
-		m.act = &actionState{kind: actRequeueAll, queue: q.Name, total: q.Expired}
-	case bound(msg, m.keys.Drain):
-		if q.Pending == 0 {
-			m.flash, m.flashBad = fmt.Sprintf("%s has nothing pending", q.Name), false
-			return m, nil
-		}
-		a := &actionState{kind: actDrain, queue: q.Name, total: q.Pending}
-		for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
-			a.preview = append(a.preview, j.ID)
-		}
-		a.typed = textinput.New()
-		a.typed.Prompt = "type the queue's name: "
-		a.typed.CharLimit = 200
-		m.act = a
-		return m, m.act.typed.Focus()
-	}
-	return m, nil
-}
-
-// actionKey handles keys while a confirmation is open or an action runs.
-func (m *Model) actionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	a := m.act
-	back := key.Matches(msg, m.keys.Back)
-	if a.running {
-		if back {
-			a.cancel = true // honoured between batches
-		}
-		return m, nil
-	}
-	if back || (a.kind != actDrain && (msg.String() == "n" || msg.String() == "N")) {
-		m.act = nil
-		m.flash, m.flashBad = "cancelled: nothing was changed", false
-		return m, nil
-	}
-	if a.kind == actDrain {
-		if key.Matches(msg, m.keys.Enter) {
-			if a.typed.Value() != a.queue {
-				a.wrong = true
-				return m, nil
-			}
-			return m.run()
-		}
-		var cmd tea.Cmd
-		a.typed, cmd = a.typed.Update(msg)
-		a.wrong = false
-		return m, cmd
-	}
-	if msg.String() == "y" || msg.String() == "Y" || key.Matches(msg, m.keys.Enter) {
-		return m.run()
-	}
-	return m, nil
-}
-
-// run sends the first script of the confirmed action.
-func (m *Model) run() (tea.Model, tea.Cmd) {
-	a := m.act
-	a.running, a.started = true, time.Now()
-	return m, m.step()
-}
-
-// step is one script of the running action, as a command.
-func (m *Model) step() tea.Cmd {
-	a, acts := *m.act, m.opt.Actions
+// stepCmd is one script of a running action, as a command; it captures
+// values only.
+func stepCmd(acts Actions, seq int, a actionState) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		msg := actionMsg{kind: a.kind, queue: a.queue, id: a.job.ID, fence: a.job.Attempts}
+		msg := actionMsg{seq: seq, kind: a.kind, queue: a.queue, id: a.job.ID, fence: a.job.Attempts}
 		switch a.kind {
 		case actRequeue:
 			msg.err = acts.Requeue(ctx, a.queue, a.job.ID, a.job.Attempts)
@@ -227,54 +96,42 @@ func (m *Model) step() tea.Cmd {
 	}
 }
 
-// actionDone takes the server's answer: the next batch, or the outcome in
-// words. Nothing claims success before the server said so.
-func (m *Model) actionDone(msg actionMsg) (tea.Model, tea.Cmd) {
-	a := m.act
-	if a == nil {
-		return m, nil
-	}
-	a.done += msg.n
-	a.left = msg.left
-	more := msg.err == nil && !a.cancel &&
-		((msg.kind == actRequeueAll && msg.n == expiredBatch) || (msg.kind == actDrain && msg.left > 0 && msg.n > 0))
-	if more {
-		return m, m.step()
-	}
-	m.act = nil
+// outcome words how an action ended. Nothing claims success before the
+// server said so.
+func outcome(a *actionState, msg actionMsg) actionDoneMsg {
 	var refused *Refused
 	switch {
 	case errors.Is(msg.err, ErrNoPerm):
-		m.opt.ReadOnly = true
-		m.setEnabled()
-		m.flash, m.flashBad = "the server refuses writes for this user (NOPERM): the session is read-only now", true
+		return actionDoneMsg{text: "the server refuses writes for this user (NOPERM): the session is read-only now", bad: true, noPerm: true}
 	case errors.As(msg.err, &refused):
-		m.flash, m.flashBad = "refused: "+refused.Reason, true
+		return actionDoneMsg{text: "refused: " + refused.Reason, bad: true}
+	case errors.Is(msg.err, ErrUnknownOutcome):
+		return actionDoneMsg{text: fmt.Sprintf("no answer in time after %d done: the last batch may have been applied; the next poll shows what the server holds", a.done), bad: true}
 	case msg.err != nil:
-		m.flash, m.flashBad = "failed: "+firstLine(msg.err.Error()), true
+		return actionDoneMsg{text: "failed: " + firstLine(msg.err.Error()), bad: true}
 	case msg.kind == actRequeue:
-		m.flash, m.flashBad = fmt.Sprintf("requeued %s of %s (attempts %d)", msg.id, msg.queue, msg.fence), false
+		return actionDoneMsg{text: fmt.Sprintf("requeued %s of %s (attempts %d)", msg.id, msg.queue, msg.fence)}
+	case msg.kind == actRequeueAll && a.cancel:
+		return actionDoneMsg{text: fmt.Sprintf("cancelled after requeueing %d expired jobs of %s", a.done, msg.queue)}
 	case msg.kind == actRequeueAll:
-		m.flash, m.flashBad = fmt.Sprintf("requeued %d expired jobs of %s", a.done, msg.queue), false
-	default:
-		verb := "drained"
-		if a.cancel {
-			verb = "cancelled after draining"
-		}
-		m.flash, m.flashBad = fmt.Sprintf("%s %d pending jobs of %s; %d left; active jobs untouched", verb, a.done, msg.queue, a.left), false
+		return actionDoneMsg{text: fmt.Sprintf("requeued %d expired jobs of %s", a.done, msg.queue)}
 	}
-	if a.cancel && msg.kind == actRequeueAll {
-		m.flash = fmt.Sprintf("cancelled after requeueing %d expired jobs of %s", a.done, msg.queue)
+	verb := "drained"
+	if a.cancel {
+		verb = "cancelled after draining"
 	}
-	// show the result: poll now
-	if !m.inFlight && !m.paused {
-		m.gen++
-		return m, m.pollCmd()
-	}
-	return m, nil
+	return actionDoneMsg{text: fmt.Sprintf("%s %d pending jobs of %s; %d left; active jobs untouched", verb, a.done, msg.queue, a.left)}
 }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// queueOf finds a queue of s by name.
+func queueOf(s *model.Snapshot, name string) *model.Queue {
+	if s == nil {
+		return nil
+	}
+	return s.Queue(name)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echomq/emqtop/model"
@@ -36,15 +37,20 @@ func TestJobAnswerKnowsItsJob(t *testing.T) {
 		stuck2ID: {Queue: "orders", ID: stuck2ID, Exists: true, State: "active", Attempts: "1", Payload: "PAYLOAD-OF-B", PayloadLen: 12},
 	}}
 	m := ready(src, 120, 40, Options{})
+	// enter opens the job; the command it returns reads the row
+	open := func() tea.Msg {
+		_, read := m.Update(keyMsg("enter"))
+		return read()
+	}
 	press(m, "shift+tab") // the Active pane, on the first job (A)
-	_, readA := m.Update(keyMsg("enter"))
+	answerA := open()
 	press(m, "esc", "down")
-	_, readB := m.Update(keyMsg("enter"))
-	m.Update(readA()) // A's answer, late
+	answerB := open()
+	m.Update(answerA) // A's answer, late
 	if v := m.View(); strings.Contains(v, "PAYLOAD-OF-A") {
 		t.Fatalf("B's detail shows A's payload:\n%s", v)
 	}
-	m.Update(readB())
+	m.Update(answerB)
 	if v := m.View(); !strings.Contains(v, "PAYLOAD-OF-B") {
 		t.Errorf("B's own answer is not shown:\n%s", v)
 	}

@@ -2,13 +2,26 @@ package ui
 
 import (
 	"fmt"
-	"github.com/echomq/emqtop/internal/safe"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/theme"
 )
+
+// borderStyle is a pane's box style.
+type borderStyle = lipgloss.Style
+
+// focusBorder is the box of a pane with or without the focus.
+func focusBorder(th *theme.Theme, focused bool) lipgloss.Style {
+	if focused {
+		return th.BorderFocus
+	}
+	return th.Border
+}
 
 // fit cuts s to w cells (an ellipsis marks the cut) and pads it to w.
 func fit(s string, w int) string {
@@ -107,7 +120,6 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// shortAddr drops a host all nodes share: "127.0.0.1:7000" → ":7000".
 // shortAddr is a node's address for the screen, through the gate (a node
 // announces whatever address its operator set), without the host that
 // every node shares.

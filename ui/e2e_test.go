@@ -27,8 +27,8 @@ func TestProgram(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	final := tm.FinalModel(t).(*Model)
-	if final.sel != 1 {
-		t.Errorf("selection %d after one ↓", final.sel)
+	if final.queues.sel != 1 {
+		t.Errorf("selection %d after one ↓", final.queues.sel)
 	}
 	src.mu.Lock()
 	polls := src.polls

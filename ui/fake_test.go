@@ -172,11 +172,47 @@ func keyMsg(k string) tea.KeyMsg {
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
 
-// press sends keys in order, running no commands.
+// press sends keys in order and hands the root what its components send
+// it (settle); no async work (polls, ticks, job reads, actions) is run.
 func press(m *Model, keys ...string) *Model {
 	for _, k := range keys {
-		mm, _ := m.Update(keyMsg(k))
-		m = mm.(*Model)
+		_, cmd := m.Update(keyMsg(k))
+		settle(m, cmd, false)
 	}
 	return m
+}
+
+// settle runs cmd and delivers to the root every message a component sends
+// it, and with async the answers of job reads and actions too, until none
+// is left. A command that does not answer within 50ms (a tick, the clock)
+// is left; polls are never delivered: tests drive them explicitly.
+func settle(m *Model, cmd tea.Cmd, async bool) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		got := make(chan tea.Msg, 1)
+		go func() { got <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-got:
+		case <-time.After(50 * time.Millisecond):
+			continue
+		}
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case focusMsg, selectQueueMsg, flashMsg, closeMsg, openJobMsg, requeueMsg, actionDoneMsg:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		case jobMsg, actionMsg:
+			if async {
+				_, next := m.Update(msg)
+				queue = append(queue, next)
+			}
+		}
+	}
 }

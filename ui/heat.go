@@ -1,117 +1,153 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
-	"github.com/echomq/emqtop/internal/safe"
-	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
 
-// cellsPerChar is how many heatmap cells one character shows: two with
-// half blocks in colour, one glyph otherwise.
-func (m *Model) cellsPerChar() int {
-	if m.th.Glyphs {
+type heatKeys struct {
+	Left, Right, Up, Down, Top, Bottom, Select key.Binding
+}
+
+func newHeatKeys() heatKeys {
+	return heatKeys{
+		Left:   bind([]string{"left", "h"}, "←/h", "move left"),
+		Right:  bind([]string{"right", "l"}, "→/l", "move right"),
+		Up:     bind([]string{"up", "k"}, "↑/k", "move up"),
+		Down:   bind([]string{"down", "j"}, "↓/j", "move down"),
+		Top:    bind([]string{"g", "home"}, "g", "first slot"),
+		Bottom: bind([]string{"G", "end"}, "G", "last slot"),
+		Select: bind([]string{"enter"}, "enter", "select its busiest queue"),
+	}
+}
+
+func (k heatKeys) ShortHelp() []key.Binding { return []key.Binding{k.Left, k.Right, k.Select} }
+func (k heatKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Left, k.Right, k.Up}, {k.Down, k.Top, k.Bottom}, {k.Select}}
+}
+
+// heatPane is the 16384-slot heatmap: a node's hue, load as brightness,
+// the marks; its legend, and an inspector line for the slots under the
+// cursor.
+type heatPane struct {
+	c           *common
+	keys        heatKeys
+	w, h        int
+	focused     bool
+	nodesBeside bool // the nodes pane is on screen: the legend may be short
+	cursor      int  // slot under the cursor, -1 before the first move
+	styles      map[[2]lipgloss.Color]termenv.Style
+}
+
+func newHeatPane(c *common) *heatPane {
+	return &heatPane{c: c, keys: newHeatKeys(), cursor: -1}
+}
+
+func (p *heatPane) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *heatPane) SetFocus(f bool)           { p.focused = f }
+func (p *heatPane) ShortHelp() []key.Binding  { return p.keys.ShortHelp() }
+func (p *heatPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
+func (p *heatPane) mapW() int                 { return max(1, p.w-2) }
+func (p *heatPane) mapRows() int              { return max(1, p.h-4) } // borders, legend, inspector
+
+// cellsPerChar: two cells per character with half blocks in colour, one
+// glyph otherwise.
+func (p *heatPane) cellsPerChar() int {
+	if p.c.th.Glyphs {
 		return 1
 	}
 	return 2
 }
 
-func (m *Model) heatCells(l layout) int {
-	return max(1, min(keyspace.SlotCount, l.mapW*l.mapRows*m.cellsPerChar()))
+func (p *heatPane) cells() int {
+	return max(1, min(16384, p.mapW()*p.mapRows()*p.cellsPerChar()))
 }
 
-// heatKey moves the heatmap cursor; enter selects the busiest queue under it.
-func (m *Model) heatKey(msg tea.KeyMsg) tea.Cmd {
-	l := m.layout()
-	n := m.heatCells(l)
-	if m.heatCursor < 0 {
-		m.heatCursor = 0
-		if q := m.selected(); q != nil {
-			m.heatCursor = int(q.Slot)
+// Update moves the cursor; enter selects the busiest queue under it.
+func (p *heatPane) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || p.c.fold == nil {
+		return nil
+	}
+	n := p.cells()
+	if p.cursor < 0 {
+		p.cursor = 0
+		if q := p.c.sel; q != nil {
+			p.cursor = int(q.Slot)
 		}
 	}
-	c := model.CellOf(uint16(m.heatCursor), n)
-	k := m.keys
+	c := model.CellOf(uint16(p.cursor), n)
+	k := p.keys
 	switch {
-	case key.Matches(msg, k.Left):
+	case key.Matches(km, k.Left):
 		c--
-	case key.Matches(msg, k.Right):
+	case key.Matches(km, k.Right):
 		c++
-	case key.Matches(msg, k.Up):
-		c -= l.mapW
-	case key.Matches(msg, k.Down):
-		c += l.mapW
-	case key.Matches(msg, k.Top):
+	case key.Matches(km, k.Up):
+		c -= p.mapW()
+	case key.Matches(km, k.Down):
+		c += p.mapW()
+	case key.Matches(km, k.Top):
 		c = 0
-	case key.Matches(msg, k.Bottom):
+	case key.Matches(km, k.Bottom):
 		c = n - 1
-	case key.Matches(msg, k.Enter):
+	case key.Matches(km, k.Select):
 		lo, hi := model.CellRange(c, n)
-		qs := m.fold.QueuesIn(lo, hi)
+		qs := p.c.fold.QueuesIn(lo, hi)
 		if len(qs) == 0 {
-			m.flash, m.flashBad = fmt.Sprintf("no queue in slots %d–%d", lo, hi), false
-			return nil
+			return p.c.emit(flashMsg{"no queue in slots " + model.Range{Lo: lo, Hi: hi}.String(), false})
 		}
-		m.filter.SetValue("")
-		m.selName = qs[0].Name
-		m.refreshView()
-		m.focus = paneQueues
-		m.setEnabled()
-		m.selName = "" // force the detail request
-		return m.selectionChanged()
+		return p.c.emit(selectQueueMsg{name: qs[0].Name})
 	default:
 		return nil
 	}
-	c = max(0, min(c, n-1))
-	lo, _ := model.CellRange(c, n)
-	m.heatCursor = int(lo)
+	lo, _ := model.CellRange(max(0, min(c, n-1)), n)
+	p.cursor = int(lo)
 	return nil
 }
 
-// heatView draws the slot heatmap, its legend and the inspector line.
-func (m *Model) heatView(l layout) string {
-	th := m.th
-	r := l.heat
-	n := m.heatCells(l)
-	cells := m.heatmap(n)
-	cursor := -1
-	if m.focus == paneHeat && m.heatCursor >= 0 {
-		cursor = model.CellOf(uint16(m.heatCursor), n)
+func (p *heatPane) View() string {
+	if p.c.fold == nil {
+		return box(focusBorder(p.c.th, p.focused), "Slots 0–16383", nil, p.w, p.h)
 	}
-	sel := -1
-	if q := m.selected(); q != nil {
+	n := p.cells()
+	cells := p.c.heatmap(n)
+	cursor, sel := -1, -1
+	if p.focused && p.cursor >= 0 {
+		cursor = model.CellOf(uint16(p.cursor), n)
+	}
+	if q := p.c.sel; q != nil {
 		sel = model.CellOf(q.Slot, n)
 	}
 	var lines []string
-	if th.Glyphs {
-		lines = m.heatGlyphs(cells, l, cursor, sel)
+	if p.c.th.Glyphs {
+		lines = p.glyphs(cells, cursor, sel)
 	} else {
-		lines = m.heatBlocks(cells, l, cursor, sel)
+		lines = p.blocks(cells, cursor, sel)
 	}
-	lines = append(lines, m.legend(r.w-2, l.nodes.w > 0), m.inspector(cells, cursor, sel, n))
+	lines = append(lines, p.legend(p.w-2), p.inspector(cells, cursor, sel))
 	title := "Slots 0–16383"
-	if m.focus == paneHeat {
+	if p.focused {
 		title += " · ←↑↓→ move · enter select"
 	}
-	return box(m.border(paneHeat), title, lines, r.w, r.h)
+	return box(focusBorder(p.c.th, p.focused), title, lines, p.w, p.h)
 }
 
-// heatGlyphs: one cell per character; load as shade, marks as letters.
-func (m *Model) heatGlyphs(cells []model.HeatCell, l layout, cursor, sel int) []string {
+// glyphs: one cell per character; load as shade, marks as letters.
+func (p *heatPane) glyphs(cells []model.HeatCell, cursor, sel int) []string {
 	shade := []rune{'·', '░', '▒', '▓', '█'}
-	lines := make([]string, l.mapRows)
-	for row := 0; row < l.mapRows; row++ {
+	w, rows := p.mapW(), p.mapRows()
+	lines := make([]string, rows)
+	for row := 0; row < rows; row++ {
 		var b strings.Builder
-		for col := 0; col < l.mapW; col++ {
-			i := row*l.mapW + col
+		for col := 0; col < w; col++ {
+			i := row*w + col
 			if i >= len(cells) {
 				b.WriteByte(' ')
 				continue
@@ -135,239 +171,64 @@ func (m *Model) heatGlyphs(cells []model.HeatCell, l layout, cursor, sel int) []
 	return lines
 }
 
-// heatBlocks: two cells per character with '▀': the upper cell in the
-// foreground, the lower in the background. Colour sequences are written
-// directly, one per change, which keeps a frame cheap.
-func (m *Model) heatBlocks(cells []model.HeatCell, l layout, cursor, sel int) []string {
-	th := m.th
-	prof := th.Renderer.ColorProfile()
-	seq := map[lipgloss.Color][2]string{}
-	col := func(c lipgloss.Color) [2]string {
-		s, ok := seq[c]
+func (p *heatPane) colorOf(cells []model.HeatCell, i, cursor, sel int) lipgloss.Color {
+	th := p.c.th
+	if i >= len(cells) {
+		return th.Empty
+	}
+	c := cells[i]
+	switch {
+	case i == cursor:
+		return "226"
+	case i == sel:
+		return th.Mark
+	case c.Expired > 0:
+		return th.Expired
+	case c.Owner < 0:
+		return th.Uncovered
+	}
+	return th.NodeColor(int(c.Owner), c.Level)
+}
+
+// blocks: two cells per character with '▀', the upper cell in the
+// foreground and the lower in the background. The sequences come from the
+// renderer's colour profile (termenv), so each session's terminal governs
+// them; one style per colour pair is kept, and a run of equal pairs is one
+// styled string.
+func (p *heatPane) blocks(cells []model.HeatCell, cursor, sel int) []string {
+	prof := p.c.th.Renderer.ColorProfile()
+	if p.styles == nil {
+		p.styles = map[[2]lipgloss.Color]termenv.Style{}
+	}
+	style := func(up, down lipgloss.Color) termenv.Style {
+		k := [2]lipgloss.Color{up, down}
+		st, ok := p.styles[k]
 		if !ok {
-			pc := prof.Color(string(c))
-			if pc == nil {
-				s = [2]string{"39", "49"}
-			} else {
-				s = [2]string{pc.Sequence(false), pc.Sequence(true)}
-			}
-			seq[c] = s
+			st = prof.String().Foreground(prof.Color(string(up))).Background(prof.Color(string(down)))
+			p.styles[k] = st
 		}
-		return s
+		return st
 	}
-	colorOf := func(i int) lipgloss.Color {
-		if i >= len(cells) {
-			return th.Empty
-		}
-		c := cells[i]
-		switch {
-		case i == cursor:
-			return "226"
-		case i == sel:
-			return th.Mark
-		case c.Expired > 0:
-			return th.Expired
-		case c.Owner < 0:
-			return th.Uncovered
-		}
-		return th.NodeColor(int(c.Owner), c.Level)
-	}
-	lines := make([]string, l.mapRows)
-	for row := 0; row < l.mapRows; row++ {
+	w, rows := p.mapW(), p.mapRows()
+	lines := make([]string, rows)
+	for row := 0; row < rows; row++ {
 		var b strings.Builder
-		last := ""
-		for x := 0; x < l.mapW; x++ {
-			up := colorOf((2*row)*l.mapW + x)
-			down := colorOf((2*row+1)*l.mapW + x)
-			s := "\x1b[" + col(up)[0] + ";" + col(down)[1] + "m"
-			if s != last {
-				b.WriteString(s)
-				last = s
+		run, last := 0, [2]lipgloss.Color{}
+		flush := func() {
+			if run > 0 {
+				b.WriteString(style(last[0], last[1]).Styled(strings.Repeat("▀", run)))
 			}
-			b.WriteString("▀")
 		}
-		b.WriteString("\x1b[0m")
+		for x := 0; x < w; x++ {
+			pair := [2]lipgloss.Color{p.colorOf(cells, 2*row*w+x, cursor, sel), p.colorOf(cells, (2*row+1)*w+x, cursor, sel)}
+			if pair != last || run == 0 {
+				flush()
+				run, last = 0, pair
+			}
+			run++
+		}
+		flush()
 		lines[row] = b.String()
 	}
 	return lines
-}
-
-// legend names each primary's colour, then the marks.
-// legend maps hues to nodes, with each node's slots and queues. When the
-// nodes pane is on screen (it says them too) and they do not fit in w, the
-// hues alone; without it the counts stay and the marks' key is cut.
-func (m *Model) legend(w int, nodesPane bool) string {
-	if full := m.legendOf(true); !nodesPane || ansi.StringWidth(full) <= w {
-		return full
-	}
-	return m.legendOf(false)
-}
-
-func (m *Model) legendOf(counts bool) string {
-	th := m.th
-	s := m.snap
-	common := commonHost(s)
-	var parts []string
-	for i, n := range s.Nodes {
-		if n.Role != model.RolePrimary {
-			continue
-		}
-		sw := "■"
-		if th.Glyphs {
-			sw = fmt.Sprintf("[%d]", i+1)
-		} else {
-			sw = th.Renderer.NewStyle().Foreground(th.NodeColor(i, 4)).Render("■")
-		}
-		if counts {
-			parts = append(parts, fmt.Sprintf("%s %s %d sl %d q", sw, shortAddr(n.Addr, common), n.SlotCount(), n.Queues))
-		} else {
-			parts = append(parts, sw+" "+shortAddr(n.Addr, common))
-		}
-	}
-	if th.Glyphs {
-		parts = append(parts, "! expired", "× uncovered", "◆ selected")
-	} else {
-		parts = append(parts, th.Renderer.NewStyle().Foreground(th.Expired).Render("■")+" expired",
-			th.Renderer.NewStyle().Foreground(th.Uncovered).Render("■")+" uncovered")
-	}
-	return " " + strings.Join(parts, "  ")
-}
-
-// inspector names the slot range under the cursor (or the selected
-// queue's), its node and the queues in it with their counts.
-func (m *Model) inspector(cells []model.HeatCell, cursor, sel, n int) string {
-	i := cursor
-	if i < 0 {
-		i = sel
-	}
-	if i < 0 || i >= len(cells) {
-		return m.th.Dim.Render(" tab to the heatmap to inspect slots")
-	}
-	c := cells[i]
-	node := "no node"
-	if c.Owner >= 0 {
-		node = shortAddr(m.snap.Nodes[c.Owner].Addr, commonHost(m.snap))
-	}
-	rng := model.Range{Lo: c.Lo, Hi: c.Hi}
-	parts := []string{"slots " + rng.String(), node}
-	if c.Uncovered > 0 {
-		parts = append(parts, m.th.Warn.Render(fmt.Sprintf("%d uncovered", c.Uncovered)))
-	}
-	qs := m.fold.QueuesIn(c.Lo, c.Hi)
-	for k, q := range qs {
-		if k == 4 {
-			parts = append(parts, fmt.Sprintf("+%d more", len(qs)-4))
-			break
-		}
-		s := fmt.Sprintf("%s %dp %da", safe.Bounded(q.Name, 24), q.Pending, q.Active)
-		if q.Expired > 0 {
-			s += m.th.Warn.Render(fmt.Sprintf(" %d✗", q.Expired))
-		}
-		parts = append(parts, s)
-	}
-	if len(qs) == 0 {
-		parts = append(parts, m.th.Dim.Render("no queues"))
-	}
-	return " " + strings.Join(parts, m.th.Dim.Render(" · "))
-}
-
-// commonHost is the host every node shares, or "".
-func commonHost(s *model.Snapshot) string {
-	host := ""
-	for i, n := range s.Nodes {
-		h := n.Addr[:max(0, strings.LastIndexByte(n.Addr, ':'))]
-		if i == 0 {
-			host = h
-		} else if h != host {
-			return ""
-		}
-	}
-	return host
-}
-
-// nodesView lists every primary with its replicas.
-func (m *Model) nodesView(r rect) string {
-	th := m.th
-	s := m.snap
-	common := commonHost(s)
-	in := r.w - 2
-	var lines []string
-	for i, n := range s.Nodes {
-		if n.Role != model.RolePrimary {
-			continue
-		}
-		dot := th.Renderer.NewStyle().Foreground(th.NodeColor(i, 4)).Render("●")
-		if th.Glyphs {
-			dot = fmt.Sprintf("[%d]", i+1)
-		}
-		ranges := ""
-		for k, rg := range n.Slots {
-			if k == 2 {
-				ranges += fmt.Sprintf(",+%d", len(n.Slots)-2)
-				break
-			}
-			if k > 0 {
-				ranges += ","
-			}
-			ranges += rg.String()
-		}
-		exp := fmt.Sprintf("%d✗", n.Expired)
-		if n.Expired > 0 {
-			exp = th.Warn.Render(exp)
-		}
-		if in >= 58 { // narrow: the ranges go (the heatmap shows them), the latency stays
-			ranges = fmt.Sprintf("%-11s ", ranges)
-		} else {
-			ranges = ""
-		}
-		line := fmt.Sprintf("%s %-6s %s%4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common), ranges,
-			n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
-		if n.Err != "" {
-			line = fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common),
-				th.Bad.Render(safe.Bounded(n.Err, 60)))
-			if !n.LastGood.IsZero() {
-				line += th.Dim.Render(fmt.Sprintf(" · data %s old", ago(m.opt.Now().Sub(n.LastGood))))
-			}
-		} else {
-			line += th.Dim.Render(fmt.Sprintf(" %s", n.Latency.Round(100*time.Microsecond)))
-		}
-		if len(n.Migrating) > 0 {
-			line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))
-		}
-		lines = append(lines, line)
-		for _, ri := range s.Topology.ReplicasOf(n.ID) {
-			rn := s.Nodes[ri]
-			st := rn.Health
-			if rn.Err != "" {
-				st = th.Bad.Render(safe.Bounded(rn.Err, 40))
-			} else if st == "online" {
-				st = th.Good.Render("ok")
-			}
-			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), st))
-		}
-	}
-	for _, n := range s.Nodes {
-		if n.Role == model.RoleFailed {
-			lines = append(lines, fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common),
-				th.Bad.Render("failed: owns no slot (its replica took over)")))
-		}
-	}
-	if s.ForeignCount > 0 {
-		lines = append(lines, th.Warn.Render(fmt.Sprintf("%d foreign keys (EchoMQ-like, outside the grammar)", s.ForeignCount)))
-	}
-	for _, note := range s.Notes {
-		lines = append(lines, th.Dim.Render(safe.Text(note)))
-	}
-	// the last row: the connection's particulars, which the status bar
-	// leaves to this pane
-	rows := max(1, r.h-2)
-	lines = lines[:min(len(lines), rows-1)]
-	for len(lines) < rows-1 {
-		lines = append(lines, "")
-	}
-	lines = append(lines, th.Dim.Render(strings.Join(m.facts(), " · ")))
-	for i := range lines {
-		lines[i] = fit(lines[i], in)
-	}
-	return box(m.th.Border, "Nodes · "+m.targetText(), lines, r.w, r.h)
 }

@@ -5,93 +5,145 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
-// KeyMap is every key of the dashboard. One table drives dispatch, the help
-// on screen and the README's key table (KeyTable), so they cannot drift.
-type KeyMap struct {
-	Up, Down, Left, Right, Top, Bottom, PageUp, PageDown key.Binding
-	Next, Prev, Enter, Back                              key.Binding
-	Filter, Sort, Reverse, Pause, Faster, Slower         key.Binding
-	Narrow, Widen                                        key.Binding
-	Requeue, RequeueAll, Drain                           key.Binding
-	Help, Quit, ForceQuit                                key.Binding
+func bind(keys []string, k, h string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, h))
 }
 
-// DefaultKeyMap is the key map.
-func DefaultKeyMap() KeyMap {
-	b := func(keys []string, k, h string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, h))
-	}
-	return KeyMap{
-		Up:         b([]string{"up", "k"}, "↑/k", "move up"),
-		Down:       b([]string{"down", "j"}, "↓/j", "move down"),
-		Left:       b([]string{"left", "h"}, "←/h", "heatmap: move left"),
-		Right:      b([]string{"right", "l"}, "→/l", "heatmap: move right"),
-		Top:        b([]string{"g", "home"}, "g", "first"),
-		Bottom:     b([]string{"G", "end"}, "G", "last"),
-		PageUp:     b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown:   b([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Next:       b([]string{"tab"}, "tab", "next pane"),
-		Prev:       b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Enter:      b([]string{"enter"}, "enter", "open"),
-		Back:       b([]string{"esc"}, "esc", "back, cancel"),
-		Filter:     b([]string{"/"}, "/", "filter"),
-		Sort:       b([]string{"s"}, "s", "sort"),
-		Reverse:    b([]string{"S"}, "S", "reverse the sort"),
-		Pause:      b([]string{"p"}, "p", "pause"),
-		Faster:     b([]string{"+", "="}, "+", "poll more often"),
-		Slower:     b([]string{"-"}, "-", "poll less often"),
-		Narrow:     b([]string{"<", ","}, "<", "narrow the lease timeline"),
-		Widen:      b([]string{">", "."}, ">", "widen the lease timeline"),
-		Requeue:    b([]string{"r"}, "r", "requeue job"),
-		RequeueAll: b([]string{"R"}, "R", "requeue expired"),
-		Drain:      b([]string{"D"}, "D", "drain queue"),
-		Help:       b([]string{"?"}, "?", "help"),
-		Quit:       b([]string{"q"}, "q", "quit"),
-		ForceQuit:  b([]string{"ctrl+c"}, "ctrl+c", "quit, always"),
+// GlobalKeys act wherever the focus is. R and D are actions, with a danger
+// mark: read-only switches every action off in one place (setActions).
+type GlobalKeys struct {
+	Next, Prev, Back, Filter, Sort, Reverse key.Binding
+	Pause, Faster, Slower, Narrow, Widen    key.Binding
+	RequeueAll, Drain                       key.Binding
+	Help, Quit, ForceQuit                   key.Binding
+}
+
+func newGlobalKeys() GlobalKeys {
+	return GlobalKeys{
+		Next:       bind([]string{"tab"}, "tab", "next pane"),
+		Prev:       bind([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Back:       bind([]string{"esc"}, "esc", "back: the message, then the filter"),
+		Filter:     bind([]string{"/"}, "/", "filter"),
+		Sort:       bind([]string{"s"}, "s", "sort"),
+		Reverse:    bind([]string{"S"}, "S", "reverse the sort"),
+		Pause:      bind([]string{"p"}, "p", "pause"),
+		Faster:     bind([]string{"+", "="}, "+", "poll more often"),
+		Slower:     bind([]string{"-"}, "-", "poll less often"),
+		Narrow:     bind([]string{"<", ","}, "<", "narrow the lease timeline"),
+		Widen:      bind([]string{">", "."}, ">", "widen the lease timeline"),
+		RequeueAll: bind([]string{"R"}, "R", "requeue expired"),
+		Drain:      bind([]string{"D"}, "D", "drain queue"),
+		Help:       bind([]string{"?"}, "?", "help"),
+		Quit:       bind([]string{"q"}, "q", "quit"),
+		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit, always"),
 	}
 }
 
-// ShortHelp is the line always on screen.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Down, k.Next, k.Enter, k.Requeue, k.RequeueAll, k.Drain, k.Filter, k.Sort, k.Pause, k.Help, k.Quit}
+func (k GlobalKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.RequeueAll, k.Drain, k.Filter, k.Sort, k.Pause, k.Help, k.Quit}
 }
 
-// DetailHelp is the help line of the job detail, whose payload scrolls
-// with the viewport's own keys; an active job can be requeued from it.
-func (k KeyMap) DetailHelp(active bool) []key.Binding {
-	requeue := key.NewBinding(key.WithDisabled())
-	if active {
-		requeue = k.Requeue
-	}
-	return []key.Binding{
-		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
-		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
-		key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
-		requeue,
-		k.Quit,
-	}
-}
-
-// FullHelp is the help screen, a column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
+func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Left, k.Right, k.Top, k.Bottom, k.PageUp, k.PageDown},
-		{k.Next, k.Prev, k.Enter, k.Back, k.Filter, k.Sort, k.Reverse},
+		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse},
 		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen},
-		{k.Requeue, k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
+		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}
 }
 
-// KeyTable renders the full help as a Markdown table, for the README.
-func KeyTable(k KeyMap) string {
+// moveKeys move a cursor over rows: the queue list, the job panes.
+type moveKeys struct {
+	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
+}
+
+func newMoveKeys() moveKeys {
+	return moveKeys{
+		Up:       bind([]string{"up", "k"}, "↑/k", "move up"),
+		Down:     bind([]string{"down", "j"}, "↓/j", "move down"),
+		Top:      bind([]string{"g", "home"}, "g", "first"),
+		Bottom:   bind([]string{"G", "end"}, "G", "last"),
+		PageUp:   bind([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown: bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+	}
+}
+
+// move applies a movement key to cur over n rows with a page of page.
+func (k moveKeys) move(msg tea.KeyMsg, cur, n, page int) (int, bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		cur--
+	case key.Matches(msg, k.Down):
+		cur++
+	case key.Matches(msg, k.Top):
+		cur = 0
+	case key.Matches(msg, k.Bottom):
+		cur = n - 1
+	case key.Matches(msg, k.PageUp):
+		cur -= max(1, page)
+	case key.Matches(msg, k.PageDown):
+		cur += max(1, page)
+	default:
+		return cur, false
+	}
+	return max(0, min(cur, n-1)), true
+}
+
+// matches reports whether msg is one of the enabled bindings of km.
+func matches(msg tea.KeyMsg, km interface{ FullHelp() [][]key.Binding }) bool {
+	for _, col := range km.FullHelp() {
+		for _, b := range col {
+			if key.Matches(msg, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bound reports whether msg is one of b's keys, enabled or not: a disabled
+// action key still answers, to say why it is off.
+func bound(msg tea.KeyMsg, b key.Binding) bool {
+	for _, k := range b.Keys() {
+		if msg.String() == k {
+			return true
+		}
+	}
+	return false
+}
+
+// keyGroup is one pane's keys, for the help screen and the key table.
+type keyGroup struct {
+	pane string
+	keys interface{ FullHelp() [][]key.Binding }
+}
+
+// keyGroups are every key map, by pane. New panes add theirs here.
+func keyGroups() []keyGroup {
+	return []keyGroup{
+		{"everywhere", newGlobalKeys()},
+		{"queue list", newListKeys()},
+		{"heatmap", newHeatKeys()},
+		{"pending, active", newJobKeys()},
+		{"job detail", newDetailKeys()},
+		{"filter", newFilterKeys()},
+		{"dialogs", newDialogKeys()},
+	}
+}
+
+// KeyTable renders every key map, by pane, as a Markdown table, for the
+// README and `emqtop keys`: the same tables drive dispatch and the help.
+func KeyTable() string {
 	var b strings.Builder
-	b.WriteString("| key | does |\n|---|---|\n")
-	for _, col := range k.FullHelp() {
-		for _, kb := range col {
-			h := kb.Help()
-			fmt.Fprintf(&b, "| `%s` | %s |\n", h.Key, h.Desc)
+	b.WriteString("| pane | key | does |\n|---|---|---|\n")
+	for _, g := range keyGroups() {
+		for _, col := range g.keys.FullHelp() {
+			for _, kb := range col {
+				h := kb.Help()
+				fmt.Fprintf(&b, "| %s | `%s` | %s |\n", g.pane, h.Key, h.Desc)
+			}
 		}
 	}
 	return b.String()

@@ -9,7 +9,8 @@ const (
 
 type rect struct{ x, y, w, h int }
 
-// layout is where every pane goes at the current size.
+// layout is where every pane goes at the current size. It is computed once
+// per size change (relayout) and handed to the components through SetSize.
 type layout struct {
 	tooSmall bool
 	full     bool // side-by-side panes; else compact, with the job panes as tabs
@@ -20,13 +21,9 @@ type layout struct {
 	active   rect
 	timeline rect
 	jobs     rect
-	// mapW × mapRows characters of heatmap
-	mapW, mapRows int
-	queueRows     int
 }
 
-func (m *Model) layout() layout {
-	w, h := m.width, m.height
+func computeLayout(w, h int) layout {
 	var l layout
 	if w < minW || h < minH {
 		l.tooSmall = true
@@ -36,36 +33,75 @@ func (m *Model) layout() layout {
 	y := 1
 	if w >= 100 && h >= 30 {
 		l.full = true
-		topH := 10
+		topH, lowerH, tlH := 10, 8, 4
 		if h >= 50 {
-			topH = 13
+			topH, lowerH = 13, 14
 		}
 		heatW := w * 58 / 100
 		l.heat = rect{0, y, heatW, topH}
 		l.nodes = rect{heatW, y, w - heatW, topH}
-		lowerH, tlH := 8, 4
-		if h >= 50 {
-			lowerH = 14
-		}
 		qH := H - topH - lowerH - tlH
 		l.queues = rect{0, y + topH, w, qH}
 		pw := w * 35 / 100
 		l.pending = rect{0, y + topH + qH, pw, lowerH}
 		l.active = rect{pw, y + topH + qH, w - pw, lowerH}
 		l.timeline = rect{0, y + topH + qH + lowerH, w, tlH}
-	} else {
-		topH := 7
-		if h < 20 {
-			topH = 6
-		}
-		l.heat = rect{0, y, w, topH}
-		jobsH := max(6, H/3)
-		qH := H - topH - jobsH
-		l.queues = rect{0, y + topH, w, qH}
-		l.jobs = rect{0, y + topH + qH, w, jobsH}
+		return l
 	}
-	l.mapW = l.heat.w - 2
-	l.mapRows = l.heat.h - 4           // borders, legend, inspector
-	l.queueRows = max(1, l.queues.h-3) // borders and the header
+	topH := 7
+	if h < 20 {
+		topH = 6
+	}
+	l.heat = rect{0, y, w, topH}
+	jobsH := max(6, H/3)
+	qH := H - topH - jobsH
+	l.queues = rect{0, y + topH, w, qH}
+	l.jobs = rect{0, y + topH + qH, w, jobsH}
 	return l
+}
+
+// placement registers a pane: the component and where the layout puts it
+// (a zero rect: not on screen at this size).
+type placement struct {
+	c  Component
+	at func(layout) rect
+}
+
+// placements are the panes on the dashboard, with their places. A new pane
+// is one component, one line here, and its rect in computeLayout.
+func (m *Model) placements() []placement {
+	return []placement{
+		{m.heat, func(l layout) rect { return l.heat }},
+		{m.nodes, func(l layout) rect { return l.nodes }},
+		{m.queues, func(l layout) rect { return l.queues }},
+		{m.pending, func(l layout) rect { return l.pending }},
+		{m.active, func(l layout) rect { return l.active }},
+		{m.timeline, func(l layout) rect { return l.timeline }},
+		{m.tabs, func(l layout) rect { return l.jobs }},
+	}
+}
+
+// relayout computes the layout for the current size and hands each
+// component its size.
+func (m *Model) relayout() {
+	l := computeLayout(m.width, m.height)
+	m.lay = l
+	if l.tooSmall {
+		return
+	}
+	m.heat.nodesBeside = l.nodes.w > 0
+	for _, p := range m.placements() {
+		if r := p.at(l); r.w > 0 {
+			p.c.SetSize(r.w, r.h)
+		}
+	}
+	if m.detail != nil {
+		m.detail.SetSize(m.width, m.height-2)
+	}
+	if m.helpView != nil {
+		m.helpView.SetSize(m.width, m.height-2)
+	}
+	if m.dialog != nil {
+		m.dialog.SetSize(m.width, m.height)
+	}
 }

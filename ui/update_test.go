@@ -45,59 +45,59 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"j moves down", []string{"j"}, func(t *testing.T, m *Model) {
-			if m.sel != 1 {
-				t.Errorf("sel %d", m.sel)
+			if m.queues.sel != 1 {
+				t.Errorf("sel %d", m.queues.sel)
 			}
 		}},
 		{"down then up", []string{"down", "down", "k"}, func(t *testing.T, m *Model) {
-			if m.sel != 1 {
-				t.Errorf("sel %d", m.sel)
+			if m.queues.sel != 1 {
+				t.Errorf("sel %d", m.queues.sel)
 			}
 		}},
 		{"G goes last, g first", []string{"G"}, func(t *testing.T, m *Model) {
-			if m.sel != len(m.view)-1 {
-				t.Errorf("sel %d of %d", m.sel, len(m.view))
+			if m.queues.sel != len(m.queues.view)-1 {
+				t.Errorf("sel %d of %d", m.queues.sel, len(m.queues.view))
 			}
-			if m = press(m, "g"); m.sel != 0 {
-				t.Errorf("after g sel %d", m.sel)
+			if m = press(m, "g"); m.queues.sel != 0 {
+				t.Errorf("after g sel %d", m.queues.sel)
 			}
 		}},
 		{"page down", []string{"pgdown"}, func(t *testing.T, m *Model) {
-			if m.sel == 0 {
+			if m.queues.sel == 0 {
 				t.Error("pgdown did not move")
 			}
 		}},
 		{"sort cycles", []string{"s"}, func(t *testing.T, m *Model) {
-			if m.sortKey.String() != "pending" {
-				t.Errorf("sort %v", m.sortKey)
+			if m.queues.sortKey.String() != "pending" {
+				t.Errorf("sort %v", m.queues.sortKey)
 			}
 		}},
 		{"S reverses", []string{"S"}, func(t *testing.T, m *Model) {
-			if !m.reverse {
+			if !m.queues.reverse {
 				t.Error("not reversed")
 			}
 		}},
 		{"keys that arrive in one read count one by one", []string{"jj"}, func(t *testing.T, m *Model) {
-			if m.sel != 2 {
-				t.Errorf("sel %d after jj in one message, want 2", m.sel)
+			if m.queues.sel != 2 {
+				t.Errorf("sel %d after jj in one message, want 2", m.queues.sel)
 			}
 		}},
 		{"a filter typed in one read", []string{"/fil", "enter"}, func(t *testing.T, m *Model) {
-			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
-				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
+			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filtering {
+				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filtering)
 			}
 		}},
 		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m *Model) {
-			if len(m.view) != 1 || m.selName != "fills" || m.filtering {
-				t.Errorf("view %d sel %s filtering %v", len(m.view), m.selName, m.filtering)
+			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filtering {
+				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filtering)
 			}
-			if m = press(m, "esc"); len(m.view) < 6 {
-				t.Errorf("esc did not clear the filter: %d", len(m.view))
+			if m = press(m, "esc"); len(m.queues.view) < 6 {
+				t.Errorf("esc did not clear the filter: %d", len(m.queues.view))
 			}
 		}},
 		{"q while typing is text", []string{"/", "q"}, func(t *testing.T, m *Model) {
-			if m.filter.Value() != "q" {
-				t.Errorf("filter %q", m.filter.Value())
+			if m.queues.filter.Value() != "q" {
+				t.Errorf("filter %q", m.queues.filter.Value())
 			}
 		}},
 		{"p pauses and resumes", []string{"p"}, func(t *testing.T, m *Model) {
@@ -122,16 +122,16 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"? opens help, any key closes", []string{"?"}, func(t *testing.T, m *Model) {
-			if !m.showHelp || !strings.Contains(m.View(), "Keys") {
+			if m.helpView == nil || !strings.Contains(m.View(), "Keys") {
 				t.Error("no help")
 			}
-			if m = press(m, "x"); m.showHelp {
+			if m = press(m, "x"); m.helpView != nil {
 				t.Error("help stayed")
 			}
 		}},
 		{"heatmap cursor moves by cell", []string{"tab", "right", "right"}, func(t *testing.T, m *Model) {
-			if m.heatCursor <= 105 {
-				t.Errorf("cursor at slot %d", m.heatCursor)
+			if m.heat.cursor <= 105 {
+				t.Errorf("cursor at slot %d", m.heat.cursor)
 			}
 		}},
 		{"enter on the active pane opens a job", []string{"shift+tab", "enter"}, func(t *testing.T, m *Model) {
@@ -146,8 +146,8 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"actions are disabled without Actions", []string{"shift+tab", "r"}, func(t *testing.T, m *Model) {
-			if m.act != nil || !strings.Contains(m.flash, "read-only") {
-				t.Errorf("act %v flash %q", m.act, m.flash)
+			if m.dialog != nil || !strings.Contains(m.flash, "read-only") {
+				t.Errorf("act %v flash %q", m.dialog, m.flash)
 			}
 		}},
 	} {
@@ -231,8 +231,8 @@ func TestPollErrorsBackOff(t *testing.T) {
 		mm, _ := m.Update(snapshotMsg{err: errors.New("dial tcp: connection refused\x1b[2J")})
 		m = mm.(*Model)
 	}
-	if m.errs != 3 || m.snap == nil {
-		t.Errorf("errs %d, snapshot kept %v", m.errs, m.snap != nil)
+	if m.errs != 3 || m.c.snap == nil {
+		t.Errorf("errs %d, snapshot kept %v", m.errs, m.c.snap != nil)
 	}
 	v := m.View()
 	if !strings.Contains(v, "poll failed") || strings.Contains(v, "\x1b[2J") {
@@ -273,15 +273,9 @@ func (f *fakeActions) DrainStep(ctx context.Context, q string, batch int) (int, 
 }
 
 // run runs a command and feeds its message back until none is left.
+// run delivers an action's answers, batch after batch, to its end.
 func run(m *Model, cmd tea.Cmd) *Model {
-	for i := 0; cmd != nil && i < 100; i++ {
-		msg := cmd()
-		if _, ok := msg.(actionMsg); !ok {
-			break
-		}
-		mm, next := m.Update(msg)
-		m, cmd = mm.(*Model), next
-	}
+	settle(m, cmd, true)
 	return m
 }
 
@@ -289,11 +283,11 @@ func TestRequeueFlow(t *testing.T) {
 	acts := &fakeActions{}
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
 	m = press(m, "shift+tab", "r")
-	if m.act == nil || !strings.Contains(m.View(), "attempts  2") || !strings.Contains(m.View(), "ran out 30s ago") {
+	if m.dialog == nil || !strings.Contains(m.View(), "attempts  2") || !strings.Contains(m.View(), "ran out 30s ago") {
 		t.Fatalf("no confirmation with the fence and the lease:\n%s", m.View())
 	}
 	m = press(m, "n")
-	if m.act != nil || len(acts.requeued) != 0 {
+	if m.dialog != nil || len(acts.requeued) != 0 {
 		t.Fatal("n did not cancel")
 	}
 	m = press(m, "r")
@@ -315,24 +309,24 @@ func TestDrainFlowNeedsTheName(t *testing.T) {
 	acts := &fakeActions{pending: 2500}
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
 	m = press(m, "D", "o", "r", "d", "enter")
-	if m.act == nil || !m.act.wrong || acts.drained != 0 {
+	if m.dialog == nil || !m.dialog.a.wrong || acts.drained != 0 {
 		t.Fatal("a wrong name was not refused")
 	}
 	m = press(m, "e", "r", "s")
 	mm, cmd := m.Update(keyMsg("enter"))
 	m = run(mm.(*Model), cmd)
-	if acts.drained != 2500 || m.act != nil || !strings.Contains(m.flash, "drained 2500") {
+	if acts.drained != 2500 || m.dialog != nil || !strings.Contains(m.flash, "drained 2500") {
 		t.Errorf("drained %d, flash %q", acts.drained, m.flash)
 	}
 }
 
 func TestReadOnlyDisablesActions(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}, ReadOnly: true})
-	if m.keys.Requeue.Enabled() || m.keys.Drain.Enabled() || m.keys.RequeueAll.Enabled() {
+	if m.active.keys.Requeue.Enabled() || m.keys.Drain.Enabled() || m.keys.RequeueAll.Enabled() {
 		t.Error("action keys enabled in read-only")
 	}
 	m = press(m, "D")
-	if m.act != nil {
+	if m.dialog != nil {
 		t.Error("D opened a dialog in read-only")
 	}
 	m = press(m, "esc", "?")
@@ -350,7 +344,7 @@ func TestNoPermTurnsReadOnly(t *testing.T) {
 	m = press(m, "shift+tab", "r")
 	mm, cmd := m.Update(keyMsg("y"))
 	m = run(mm.(*Model), cmd)
-	if !m.opt.ReadOnly || m.keys.Requeue.Enabled() || !strings.Contains(m.flash, "NOPERM") {
+	if !m.opt.ReadOnly || m.active.keys.Requeue.Enabled() || !strings.Contains(m.flash, "NOPERM") {
 		t.Errorf("readOnly %v flash %q", m.opt.ReadOnly, m.flash)
 	}
 }
@@ -431,14 +425,14 @@ func TestPasteIsNotCommands(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}})
 	mm, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Djq"), Paste: true})
 	m = mm.(*Model)
-	if m.act != nil || m.sel != 0 {
-		t.Fatalf("a paste acted: dialog %v, sel %d", m.act != nil, m.sel)
+	if m.dialog != nil || m.queues.sel != 0 {
+		t.Fatalf("a paste acted: dialog %v, sel %d", m.dialog != nil, m.queues.sel)
 	}
 	m = press(m, "/")
 	mm, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("fil"), Paste: true})
 	m = press(mm.(*Model), "enter")
-	if len(m.view) != 1 || m.selName != "fills" {
-		t.Fatalf("a paste into the filter: view %d sel %s", len(m.view), m.selName)
+	if len(m.queues.view) != 1 || m.queues.name != "fills" {
+		t.Fatalf("a paste into the filter: view %d sel %s", len(m.queues.view), m.queues.name)
 	}
 }
 
@@ -447,11 +441,11 @@ func TestPasteIsNotCommands(t *testing.T) {
 func TestEscOneThingAtATime(t *testing.T) {
 	m := press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{}), "/", "fil", "enter", "S")
 	m.flash = "requeued JOB… of fills"
-	if m = press(m, "esc"); m.flash != "" || m.filter.Value() != "fil" {
-		t.Fatalf("first esc: flash %q filter %q; want the message gone and the filter kept", m.flash, m.filter.Value())
+	if m = press(m, "esc"); m.flash != "" || m.queues.filter.Value() != "fil" {
+		t.Fatalf("first esc: flash %q filter %q; want the message gone and the filter kept", m.flash, m.queues.filter.Value())
 	}
-	if m = press(m, "esc"); m.filter.Value() != "" || len(m.view) < 2 {
-		t.Fatalf("second esc: filter %q, %d queues shown", m.filter.Value(), len(m.view))
+	if m = press(m, "esc"); m.queues.filter.Value() != "" || len(m.queues.view) < 2 {
+		t.Fatalf("second esc: filter %q, %d queues shown", m.queues.filter.Value(), len(m.queues.view))
 	}
 }
 
@@ -472,21 +466,21 @@ func TestDemoNamedInStatusBar(t *testing.T) {
 func TestDrainDialogFollowsThePolls(t *testing.T) {
 	snap := fixture(0)
 	m := press(ready(&fakeSource{snap: snap}, 120, 40, Options{Actions: &fakeActions{}}), "D")
-	if m.act == nil || m.act.kind != actDrain {
+	if m.dialog == nil || m.dialog.a.kind != actDrain {
 		t.Fatal("D opened no drain dialog")
 	}
-	before := m.act.total
+	before := m.dialog.a.total
 	next := *snap
 	next.Queues = slices.Clone(snap.Queues)
 	for i := range next.Queues {
-		if next.Queues[i].Name == m.act.queue {
+		if next.Queues[i].Name == m.dialog.a.queue {
 			next.Queues[i].Pending = before + 1234
 		}
 	}
 	mm, _ := m.Update(snapshotMsg{snap: &next})
 	m = mm.(*Model)
-	if m.act == nil || m.act.total != before+1234 {
-		t.Fatalf("after a poll the dialog says %d pending, want %d", m.act.total, before+1234)
+	if m.dialog == nil || m.dialog.a.total != before+1234 {
+		t.Fatalf("after a poll the dialog says %d pending, want %d", m.dialog.a.total, before+1234)
 	}
 	if !strings.Contains(m.View(), fmt.Sprintf("%d at the last poll", before+1234)) {
 		t.Error("the dialog on screen does not show the new count")
@@ -508,8 +502,8 @@ func TestEverySize(t *testing.T) {
 	heights := []int{minH - 1, minH, minH + 1, 19, 20, 24, 29, 30, 31, 40, 49, 50, 60}
 	for name, keys := range modes {
 		m := press(ready(&fakeSource{snap: fixture(40)}, 120, 40, Options{Actions: &fakeActions{}}), keys...)
-		if in := map[string]bool{"panes": true, "help": m.showHelp, "detail": m.detail != nil,
-			"dialog": m.act != nil, "filter": m.filtering}[name]; !in {
+		if in := map[string]bool{"panes": true, "help": m.helpView != nil, "detail": m.detail != nil,
+			"dialog": m.dialog != nil, "filter": m.queues.filtering}[name]; !in {
 			t.Fatalf("the keys %v did not put the dashboard in mode %s", keys, name)
 		}
 		for _, w := range widths {
@@ -542,8 +536,8 @@ func TestRequeueFromDetail(t *testing.T) {
 		t.Errorf("the detail of an active job does not offer r: %q", h)
 	}
 	m = press(m, "r")
-	if m.detail != nil || m.act == nil || m.act.kind != actRequeue || m.act.job.ID != stuckID {
-		t.Fatalf("r in the detail: detail %v, dialog %+v", m.detail != nil, m.act)
+	if m.detail != nil || m.dialog == nil || m.dialog.a.kind != actRequeue || m.dialog.a.job.ID != stuckID {
+		t.Fatalf("r in the detail: detail %v, dialog %+v", m.detail != nil, m.dialog)
 	}
 	mm, cmd := m.Update(keyMsg("y"))
 	m = run(mm.(*Model), cmd)
@@ -558,7 +552,7 @@ func TestRequeueFromDetail(t *testing.T) {
 	if h := ansi.Strip(m.helpLine()); strings.Contains(h, "requeue") {
 		t.Errorf("the detail of an invalid member offers r: %q", h)
 	}
-	if m = press(m, "r"); m.act != nil || m.detail == nil {
+	if m = press(m, "r"); m.dialog != nil || m.detail == nil {
 		t.Error("r in an invalid member's detail did something")
 	}
 	// a pending job's detail offers no r, and r there does nothing
@@ -569,7 +563,7 @@ func TestRequeueFromDetail(t *testing.T) {
 	if h := ansi.Strip(m.helpLine()); strings.Contains(h, "requeue") {
 		t.Errorf("the detail of a pending job offers r: %q", h)
 	}
-	if m = press(m, "r"); m.act != nil || m.detail == nil {
+	if m = press(m, "r"); m.dialog != nil || m.detail == nil {
 		t.Error("r in a pending job's detail did something")
 	}
 }

@@ -126,8 +126,8 @@ func (a *actions) Close() error { return a.audit.Close() }
 
 // errUnknown: the server gave no answer in time. The script may have run
 // all the same (it was sent; a paused node runs it when it resumes), so the
-// outcome is unknown, never "failed".
-var errUnknown = errors.New("no answer in time: the outcome is unknown, it may have been applied")
+// outcome is unknown, never "failed"; the dashboard says so too.
+var errUnknown = ui.ErrUnknownOutcome
 
 // timedOut reports whether err is a wait that ran out, not a refusal.
 func timedOut(err error) bool {

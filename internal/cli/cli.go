@@ -51,7 +51,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		case "demo":
 			return runDemo(args[1:], stdout, stderr)
 		case "keys":
-			fmt.Fprint(stdout, ui.KeyTable(ui.DefaultKeyMap()))
+			fmt.Fprint(stdout, ui.KeyTable())
 			return exitOK
 		case "help":
 			fmt.Fprint(stdout, usage)

@@ -21,7 +21,7 @@ func TestReadmeKeyTable(t *testing.T) {
 		t.Fatal("README has no <!-- keys --> table")
 	}
 	got := s[start+len("<!-- keys -->\n") : end]
-	if want := ui.KeyTable(ui.DefaultKeyMap()); got != want {
+	if want := ui.KeyTable(); got != want {
 		t.Errorf("the README's key table is stale; paste `go run . keys` between the markers:\n%s", want)
 	}
 }

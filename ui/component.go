@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/theme"
+)
+
+// Source is where snapshots come from: the poller, or a fake in tests.
+type Source interface {
+	// Poll takes one snapshot; it is never called while one is running.
+	Poll(ctx context.Context) (*model.Snapshot, error)
+	// SetDetail names the queues whose jobs and lease histogram to read.
+	SetDetail(queues ...string)
+	// SetWindow sets the span of the lease histogram, now±w.
+	SetWindow(w time.Duration)
+	// Job reads one job row for the detail view.
+	Job(ctx context.Context, queue, id string) (model.JobDetail, error)
+}
+
+// Component is a pane or an overlay, in the shape of soft-serve's
+// common.Component: its keys (help.KeyMap, which also drive dispatch), its
+// size, Update and View.
+type Component interface {
+	help.KeyMap
+	SetSize(w, h int)
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+}
+
+// focusable is a pane that can hold the focus.
+type focusable interface {
+	Component
+	SetFocus(bool)
+}
+
+// common is what the components of one session read: the theme, the
+// clock, the latest snapshot and its fold, the selected queue. The root
+// writes it; components never do.
+type common struct {
+	th   *theme.Theme
+	now  func() time.Time
+	snap *model.Snapshot
+	fold *model.Fold
+	sel  *model.Queue // the selected queue, nil when none
+	heat heatCache
+	out  []tea.Msg // what the components emitted for the root
+}
+
+// heatCache keeps the heatmap's cells of one fold and size, so frames
+// between polls bin nothing again.
+type heatCache struct {
+	fold  *model.Fold
+	n     int
+	cells []model.HeatCell
+}
+
+func (c *common) heatmap(n int) []model.HeatCell {
+	h := &c.heat
+	if h.fold != c.fold || h.n != n {
+		h.fold, h.n, h.cells = c.fold, n, c.fold.Heatmap(n)
+	}
+	return h.cells
+}
+
+// emit hands the root a message (an intent: open this job, close me),
+// which it handles as soon as the component's Update returns, before the
+// next key: an intent is in effect for the very next key, however fast the
+// keys come (a command's message would arrive after keys already queued).
+func (c *common) emit(msg tea.Msg) tea.Cmd {
+	c.out = append(c.out, msg)
+	return nil
+}
+
+// messages from components to the root
+type (
+	// openJobMsg: enter on a job of the pending or active pane.
+	openJobMsg struct {
+		q      model.Queue
+		job    model.Job
+		active bool
+	}
+	// requeueMsg: r on an active job (its pane or its detail).
+	requeueMsg struct {
+		q   model.Queue
+		job model.Job
+	}
+	// selectQueueMsg: enter on the heatmap selects the busiest queue there.
+	selectQueueMsg struct{ name string }
+	// flashMsg: a component's word for the help line.
+	flashMsg struct {
+		text string
+		bad  bool
+	}
+	// closeMsg: an overlay is done.
+	closeMsg struct{}
+)

@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/model"
+)
+
+type jobKeys struct {
+	moveKeys
+	Open, Requeue key.Binding
+}
+
+func newJobKeys() jobKeys {
+	return jobKeys{moveKeys: newMoveKeys(),
+		Open:    bind([]string{"enter"}, "enter", "open"),
+		Requeue: bind([]string{"r"}, "r", "requeue job")}
+}
+
+func (k jobKeys) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Requeue} }
+func (k jobKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Top}, {k.Bottom, k.PageUp, k.PageDown}, {k.Open, k.Requeue}}
+}
+
+// jobsPane is the pending or the active pane of the selected queue.
+type jobsPane struct {
+	c       *common
+	keys    jobKeys
+	active  bool
+	w, h    int
+	focused bool
+	cur     int
+	queue   string // the queue the cursor belongs to
+}
+
+func newJobsPane(c *common, active bool) *jobsPane {
+	p := &jobsPane{c: c, keys: newJobKeys(), active: active}
+	p.keys.Requeue.SetEnabled(active) // r acts on active jobs only
+	return p
+}
+
+func (p *jobsPane) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *jobsPane) SetFocus(f bool)           { p.focused = f }
+func (p *jobsPane) ShortHelp() []key.Binding  { return p.keys.ShortHelp() }
+func (p *jobsPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
+
+// setActions switches r with the session's actions (active pane only).
+func (p *jobsPane) setActions(on bool) { p.keys.Requeue.SetEnabled(on && p.active) }
+
+func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
+	q := p.c.sel
+	if q == nil {
+		return nil, nil
+	}
+	if q.Name != p.queue { // another queue: back to its first job
+		p.queue, p.cur = q.Name, 0
+	}
+	if p.active {
+		return q, q.ActiveJobs
+	}
+	return q, q.PendingJobs
+}
+
+func (p *jobsPane) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	q, jobs := p.jobs()
+	if q == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(km, p.keys.Open) && p.cur < len(jobs):
+		return p.c.emit(openJobMsg{q: *q, job: jobs[p.cur], active: p.active})
+	case key.Matches(km, p.keys.Requeue):
+		if p.cur >= len(jobs) {
+			return p.c.emit(flashMsg{"no active job to requeue here", true})
+		}
+		return p.c.emit(requeueMsg{q: *q, job: jobs[p.cur]})
+	}
+	if n, ok := p.keys.move(km, p.cur, len(jobs), 5); ok {
+		p.cur = n
+	}
+	return nil
+}
+
+func (p *jobsPane) title() string {
+	if p.active {
+		return "Active"
+	}
+	return "Pending"
+}
+
+func (p *jobsPane) View() string {
+	q, _ := p.jobs()
+	b := focusBorder(p.c.th, p.focused)
+	if q == nil {
+		return box(b, p.title(), nil, p.w, p.h)
+	}
+	title := p.title() + " · " + safe.Bounded(q.Name, 40)
+	if p.active {
+		title += ", by lease"
+	}
+	return box(b, title, p.lines(p.w-2, p.h-2), p.w, p.h)
+}
+
+// lines renders the jobs for w×rows.
+func (p *jobsPane) lines(w, rows int) []string {
+	th := p.c.th
+	q, jobs := p.jobs()
+	switch {
+	case q == nil:
+		return nil
+	case !q.Detail:
+		return []string{th.Dim.Render(" reading this queue's jobs…")}
+	case len(jobs) == 0 && p.active:
+		return []string{th.Dim.Render(" no active jobs")}
+	case len(jobs) == 0:
+		return []string{th.Dim.Render(" nothing pending")}
+	}
+	now := time.UnixMilli(q.ServerTimeMs)
+	off := max(0, p.cur-rows+1)
+	idW := 14
+	if w >= 60 {
+		idW = 29 // a job id, whole
+	}
+	var lines []string
+	for i := off; i < min(len(jobs), off+rows); i++ {
+		line := p.jobLine(jobs[i], now, idW)
+		if p.focused && i == p.cur {
+			line = th.Selected.Render(fit(line, w))
+		}
+		lines = append(lines, line)
+	}
+	total := q.Pending
+	if p.active {
+		total = q.Active
+	}
+	if more := total - int64(len(jobs)); more > 0 && len(lines) < rows {
+		lines = append(lines, th.Dim.Render(fmt.Sprintf(" … %s more", human(more))))
+	}
+	return lines
+}
+
+func (p *jobsPane) jobLine(j model.Job, now time.Time, idW int) string {
+	th := p.c.th
+	id := shortID(j.ID, idW)
+	if !j.Valid {
+		id = th.Invalid.Render(fit(safe.Bounded(j.ID, 12), 10) + " ⚠id")
+	}
+	att := fmt.Sprintf("att %d", j.Attempts)
+	if !j.AttemptsOK {
+		att = th.Invalid.Render("att ?")
+		if j.AttemptsRaw != "" && j.Valid {
+			att = th.Invalid.Render("att " + safe.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 10))
+		}
+	}
+	if !p.active {
+		return fmt.Sprintf(" %s %s  %s", fit(id, idW+1), fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), 7), att)
+	}
+	when := ago(time.UnixMilli(j.Score).Sub(now)) + " left"
+	if d := time.UnixMilli(j.Score).Sub(now); d <= 0 {
+		when = th.Warn.Render("expired " + ago(-d) + " ago")
+	}
+	return fmt.Sprintf(" %s  %-8s %s", fit(id, idW+1), att, when)
+}
+
+// jobTabs is the compact layout's lower box: the pending or the active
+// pane as a tab (whichever has the focus, else active), the lease timeline
+// under it. It draws; the two panes keep their keys.
+type jobTabs struct {
+	pending, active *jobsPane
+	timeline        *timeline
+	w, h            int
+}
+
+func (t *jobTabs) SetSize(w, h int) {
+	t.w, t.h = w, h
+	t.pending.SetSize(w, h)
+	t.active.SetSize(w, h)
+}
+func (t *jobTabs) Update(tea.Msg) tea.Cmd    { return nil }
+func (t *jobTabs) ShortHelp() []key.Binding  { return nil }
+func (t *jobTabs) FullHelp() [][]key.Binding { return nil }
+
+func (t *jobTabs) View() string {
+	p, tabs := t.active, "Pending │ [Active]"
+	if t.pending.focused {
+		p, tabs = t.pending, "[Pending] │ Active"
+	}
+	b := focusBorder(p.c.th, p.focused)
+	q := p.c.sel
+	if q == nil {
+		return box(b, tabs, nil, t.w, t.h)
+	}
+	rows := t.h - 2 - 2
+	lines := p.lines(t.w-2, rows)
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	lines = append(lines, t.timeline.lines(t.w-2)...)
+	return box(b, tabs+" · "+safe.Bounded(q.Name, 40), lines, t.w, t.h)
+}

@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/model"
+)
+
+type listKeys struct {
+	moveKeys
+	Enter key.Binding
+}
+
+func newListKeys() listKeys {
+	return listKeys{moveKeys: newMoveKeys(), Enter: bind([]string{"enter"}, "enter", "to its active jobs")}
+}
+
+func (k listKeys) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Enter} }
+func (k listKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Top}, {k.Bottom, k.PageUp, k.PageDown}, {k.Enter}}
+}
+
+// filterKeys are the filter's own while it is typed: every other key is text.
+type filterKeys struct {
+	Keep, Clear key.Binding
+}
+
+func newFilterKeys() filterKeys {
+	return filterKeys{
+		Keep:  bind([]string{"enter", "up", "down", "tab"}, "enter", "keep the filter"),
+		Clear: bind([]string{"esc"}, "esc", "clear the filter"),
+	}
+}
+
+func (k filterKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Keep, k.Clear} }
+func (k filterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// queueList is the queue list: sortable, filterable, only the visible rows
+// drawn; it keeps its selection on the same queue, by name, across polls.
+type queueList struct {
+	c           *common
+	keys        listKeys
+	fkeys       filterKeys
+	w, h        int
+	focused     bool
+	view        []int // indexes into the fold's queues
+	sel, offset int
+	name        string // the selected queue's name
+	sortKey     model.SortKey
+	reverse     bool
+	filter      textinput.Model
+	filtering   bool
+}
+
+func newQueueList(c *common) *queueList {
+	f := textinput.New()
+	f.Prompt, f.CharLimit, f.Placeholder = "/", 200, "queue name"
+	return &queueList{c: c, keys: newListKeys(), fkeys: newFilterKeys(), filter: f}
+}
+
+func (l *queueList) SetSize(w, h int) { l.w, l.h = w, h; l.keepInSight() }
+func (l *queueList) SetFocus(f bool)  { l.focused = f }
+func (l *queueList) rows() int        { return max(1, l.h-3) }
+
+func (l *queueList) ShortHelp() []key.Binding {
+	if l.filtering {
+		return l.fkeys.ShortHelp()
+	}
+	return l.keys.ShortHelp()
+}
+
+func (l *queueList) FullHelp() [][]key.Binding {
+	if l.filtering {
+		return l.fkeys.FullHelp()
+	}
+	return l.keys.FullHelp()
+}
+
+// capturing: the filter is being typed, so every key is the list's.
+func (l *queueList) capturing() bool { return l.filtering }
+
+// startFilter opens the filter input.
+func (l *queueList) startFilter() tea.Cmd {
+	l.filtering = true
+	return l.filter.Focus()
+}
+
+// Update moves the selection, or types the filter.
+func (l *queueList) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	if l.filtering {
+		return l.filterKey(km)
+	}
+	if key.Matches(km, l.keys.Enter) {
+		return l.c.emit(focusMsg{paneActive})
+	}
+	if cur, ok := l.keys.move(km, l.sel, len(l.view), l.rows()); ok {
+		l.sel = cur
+		l.keepInSight()
+		l.name = l.selectedName()
+	}
+	return nil
+}
+
+func (l *queueList) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, l.fkeys.Clear):
+		l.filter.SetValue("")
+		fallthrough
+	case key.Matches(msg, l.fkeys.Keep):
+		l.filtering = false
+		l.filter.Blur()
+		l.refresh()
+		return nil
+	}
+	var cmd tea.Cmd
+	l.filter, cmd = l.filter.Update(msg)
+	l.refresh()
+	return cmd
+}
+
+// clearFilter drops the filter; it reports whether there was one.
+func (l *queueList) clearFilter() bool {
+	if l.filter.Value() == "" {
+		return false
+	}
+	l.filter.SetValue("")
+	l.refresh()
+	return true
+}
+
+func (l *queueList) nextSort()           { l.sortKey = l.sortKey.Next(); l.refresh() }
+func (l *queueList) reverseSort()        { l.reverse = !l.reverse; l.refresh() }
+func (l *queueList) selectName(n string) { l.filter.SetValue(""); l.name = n; l.refresh() }
+
+// refresh recomputes the list from the fold and keeps the selection on
+// the same queue by name.
+func (l *queueList) refresh() {
+	if l.c.fold == nil {
+		return
+	}
+	l.view = l.c.fold.View(l.filter.Value(), l.sortKey, l.reverse)
+	l.sel = 0
+	for i, qi := range l.view {
+		if l.c.fold.Snap.Queues[qi].Name == l.name {
+			l.sel = i
+			break
+		}
+	}
+	l.keepInSight()
+	l.name = l.selectedName()
+}
+
+// keepInSight scrolls only as far as the selection needs.
+func (l *queueList) keepInSight() {
+	rows := l.rows()
+	if l.sel < l.offset {
+		l.offset = l.sel
+	}
+	if l.sel >= l.offset+rows {
+		l.offset = l.sel - rows + 1
+	}
+	l.offset = max(0, min(l.offset, len(l.view)-rows))
+}
+
+func (l *queueList) selectedName() string {
+	if q := l.selected(); q != nil {
+		return q.Name
+	}
+	return ""
+}
+
+// selected is the selected queue, or nil.
+func (l *queueList) selected() *model.Queue {
+	if l.c.fold == nil || len(l.view) == 0 {
+		return nil
+	}
+	return &l.c.fold.Snap.Queues[l.view[l.sel]]
+}
+
+func (l *queueList) border() borderStyle { return focusBorder(l.c.th, l.focused) }
+
+func (l *queueList) View() string {
+	th := l.c.th
+	in := l.w - 2
+	common := commonHost(l.c.snap)
+	nameW := max(8, in-2-6-9-9-9-9-8-2)
+	showErr := in >= 110
+	if showErr {
+		nameW = min(40, max(8, nameW-30))
+	}
+	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", nameW, "NAME", "SLOT", "NODE", "PENDING", "ACTIVE", "EXPIRED", "OLDEST")
+	if showErr {
+		header += "  STATUS"
+	}
+	lines := []string{th.Header.Render(fit(header, in))}
+	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
+		lines = append(lines, l.row(&l.c.fold.Snap.Queues[l.view[i]], i == l.sel, nameW, in, common, showErr))
+	}
+	if len(l.view) == 0 {
+		msg := "no queues found yet (discovery scans the primaries a page per poll)"
+		if l.filter.Value() != "" {
+			msg = "no queue matches the filter (esc clears it)"
+		}
+		lines = append(lines, th.Dim.Render("  "+msg))
+	}
+	title := fmt.Sprintf("Queues %d · sort %s %s", len(l.view), l.sortKey, map[bool]string{false: "▾", true: "▴"}[l.reverse])
+	if f := l.filter.Value(); f != "" {
+		title += " · filter /" + safe.Bounded(f, 30)
+	}
+	return box(l.border(), title, lines, l.w, l.h)
+}
+
+func (l *queueList) row(q *model.Queue, sel bool, nameW, in int, common string, showErr bool) string {
+	th := l.c.th
+	mark := "  "
+	if sel {
+		mark = "▶ "
+	}
+	oldest := "–"
+	if q.OldestPendingAgeMs >= 0 {
+		oldest = ago(time.Duration(q.OldestPendingAgeMs) * time.Millisecond)
+	}
+	exp := fmt.Sprintf("%8s", human(q.Expired))
+	if q.Expired > 0 {
+		exp = th.Warn.Render(exp)
+	}
+	line := mark + fit(safe.Text(q.Name), nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
+		human(q.Pending), human(q.Active)) + exp + fmt.Sprintf(" %7s", oldest)
+	status := ""
+	switch {
+	case q.Err != "":
+		status = th.Bad.Render("⚠ " + safe.Bounded(q.Err, 120))
+	case q.Stale:
+		status = th.Dim.Render("stale: its node did not answer")
+	}
+	if showErr {
+		line += "  " + status
+	} else if status != "" {
+		line = mark[:1] + "!" + line[2:]
+	}
+	switch {
+	case sel && l.focused:
+		return th.Selected.Render(fit(line, in))
+	case q.Stale:
+		return th.Dim.Render(line)
+	}
+	return line
+}

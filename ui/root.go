@@ -1,0 +1,276 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/theme"
+)
+
+// pane is a focusable part of the screen, in tab order.
+type pane int
+
+const (
+	paneQueues pane = iota
+	paneHeat
+	panePending
+	paneActive
+	panes
+)
+
+var paneNames = [...]string{"queues", "heatmap", "pending", "active"}
+
+// focusMsg moves the focus to a pane.
+type focusMsg struct{ p pane }
+
+// Options configure the dashboard.
+type Options struct {
+	Target      string // what it is connected to, for the status bar
+	Demo        string // "embedded demo", "demo": always in the status bar; "" for a real server
+	Interval    time.Duration
+	Window      time.Duration
+	PollTimeout time.Duration // bound on one whole poll [10s]
+	ReadOnly    bool
+	Actions     Actions // nil: the action keys stay disabled
+	Now         func() time.Time
+}
+
+// Model is the root of the program: the loop, the layout, the focus and
+// the routing; the panes are its components.
+type Model struct {
+	opt  Options
+	c    *common
+	keys GlobalKeys
+	help help.Model
+	src  Source
+
+	width, height int
+	lay           layout
+
+	prevSnap *model.Snapshot
+	pollErr  error
+	errs     int // consecutive failed polls, for the back-off
+
+	gen, pollSeq, selGen, actSeq int // ticks, polls, selections, dialogs: stale answers are dropped
+	inFlight, paused             bool
+	interval, window             time.Duration
+
+	told     string // the queue the source was last asked to detail
+	focus    pane
+	queues   *queueList
+	heat     *heatPane
+	nodes    *nodesPane
+	pending  *jobsPane
+	active   *jobsPane
+	timeline *timeline
+	tabs     *jobTabs // the compact layout's pending/active/timeline box
+
+	// overlays, at most one of each; the dialog is above the detail
+	detail   *detailView
+	helpView *helpScreen
+	dialog   *dialog
+
+	flash    string // the last outcome, in words
+	flashBad bool
+}
+
+// messages of the loop
+type (
+	snapshotMsg struct {
+		seq      int
+		external bool // from SnapshotMsg: a tool's, not the loop's
+		snap     *model.Snapshot
+		err      error
+	}
+	tickMsg  struct{ gen int }
+	selMsg   struct{ gen int }
+	clockMsg struct{}
+)
+
+// New builds the dashboard on a source and a theme.
+func New(src Source, th *theme.Theme, opt Options) *Model {
+	if opt.Interval <= 0 {
+		opt.Interval = time.Second
+	}
+	if opt.Window <= 0 {
+		opt.Window = time.Minute
+	}
+	if opt.PollTimeout <= 0 {
+		opt.PollTimeout = 10 * time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	c := &common{th: th, now: opt.Now}
+	m := &Model{opt: opt, c: c, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
+		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
+		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}}
+	m.tabs = &jobTabs{pending: m.pending, active: m.active, timeline: m.timeline}
+	m.help = help.New()
+	m.help.Styles.ShortKey, m.help.Styles.ShortDesc = th.HelpKey, th.HelpDesc
+	m.help.Styles.FullKey, m.help.Styles.FullDesc = th.HelpKey, th.HelpDesc
+	m.help.Styles.ShortSeparator, m.help.Styles.FullSeparator, m.help.Styles.Ellipsis = th.Dim, th.Dim, th.Dim
+	m.setActions()
+	m.applyFocus()
+	return m
+}
+
+// Init starts the poll loop and the clock.
+func (m *Model) Init() tea.Cmd {
+	m.src.SetWindow(m.window)
+	return tea.Batch(m.pollCmd(), clock())
+}
+
+func clock() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} })
+}
+
+// pollCmd runs one poll; it captures values only, and its answer carries
+// the poll's sequence.
+func (m *Model) pollCmd() tea.Cmd {
+	m.inFlight = true
+	m.pollSeq++
+	src, timeout, seq := m.src, m.opt.PollTimeout, m.pollSeq
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		s, err := src.Poll(ctx)
+		return snapshotMsg{seq: seq, snap: s, err: err}
+	}
+}
+
+// pollNow polls at once unless a poll runs or the dashboard is paused.
+func (m *Model) pollNow() tea.Cmd {
+	if m.inFlight || m.paused {
+		return nil
+	}
+	m.gen++ // the tick already armed is dropped
+	return m.pollCmd()
+}
+
+// next arms the next poll: after the interval, or longer while polls fail.
+func (m *Model) next() tea.Cmd {
+	d := m.interval
+	for i := 0; i < m.errs && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	gen := m.gen
+	return tea.Tick(min(d, 30*time.Second), func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+}
+
+func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }
+
+// setActions switches every action binding (the dangerous ones) with the
+// session's write access, in one place.
+func (m *Model) setActions() {
+	on := m.actionsOn()
+	m.keys.RequeueAll.SetEnabled(on)
+	m.keys.Drain.SetEnabled(on)
+	m.active.setActions(on)
+	m.pending.setActions(on)
+}
+
+// Update is the root: the loop's messages here, the components' messages
+// to the root's handlers, keys to routing.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.drain())
+}
+
+// drain handles what the components emitted, in order.
+func (m *Model) drain() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(m.c.out) > 0 {
+		msg := m.c.out[0]
+		m.c.out = m.c.out[1:]
+		cmds = append(cmds, m.component(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		m.relayout()
+	case snapshotMsg:
+		return m.snapshot(msg)
+	case tickMsg:
+		if msg.gen == m.gen && !m.paused && !m.inFlight {
+			return m.pollCmd()
+		}
+	case selMsg:
+		// the selection settled: read its detail now rather than at the
+		// next tick
+		if msg.gen == m.selGen {
+			return m.pollNow()
+		}
+	case clockMsg:
+		return clock()
+	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			return m.typedAhead(msg)
+		}
+		return m.key(msg)
+	default:
+		return m.component(msg)
+	}
+	return nil
+}
+
+// snapshot folds a poll's answer and arms the next poll.
+func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
+	if !msg.external {
+		if msg.seq != m.pollSeq {
+			return nil // the answer of a poll that is no longer the latest
+		}
+		m.inFlight = false
+	}
+	if msg.err == nil && msg.snap == nil {
+		msg.err = errors.New("the source returned no snapshot")
+	}
+	if msg.err != nil {
+		m.pollErr = msg.err
+		m.errs++
+	} else {
+		m.pollErr, m.errs = nil, 0
+		m.prevSnap, m.c.snap = m.c.snap, msg.snap
+		m.c.fold = model.NewFold(msg.snap)
+		m.queues.refresh()
+		if cmd := m.selectionChanged(); cmd != nil && !m.paused {
+			return tea.Batch(cmd, m.next())
+		}
+		if m.dialog != nil {
+			m.dialog.follow(msg.snap)
+		}
+	}
+	if m.paused {
+		return nil
+	}
+	return m.next()
+}
+
+// typedAhead takes keys that arrived in one read (typed fast, or over a
+// slow SSH link: "/orders", "jjj") one at a time, as if typed slowly; a
+// bracketed paste stays whole: it is text, never a string of commands.
+func (m *Model) typedAhead(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range msg.Runes {
+		_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Snapshot is the last snapshot the model folded, for tests and tools.
+func (m *Model) Snapshot() *model.Snapshot { return m.c.snap }
+
+// SnapshotMsg wraps a snapshot as the message a poll delivers, for tests
+// and tools that drive the model without its poll loop.
+func SnapshotMsg(s *model.Snapshot) tea.Msg { return snapshotMsg{external: true, snap: s} }

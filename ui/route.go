@@ -1,0 +1,265 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/model"
+)
+
+// overlay is the open overlay that takes every key: the dialog, else the
+// job detail, else the help; nil when none is open.
+func (m *Model) overlay() Component {
+	switch {
+	case m.dialog != nil:
+		return m.dialog
+	case m.detail != nil:
+		return m.detail
+	case m.helpView != nil:
+		return m.helpView
+	}
+	return nil
+}
+
+func (m *Model) focused() focusable {
+	return [...]focusable{m.queues, m.heat, m.pending, m.active}[m.focus]
+}
+
+// key routes a key: ctrl+c always quits; then the open overlay, the filter
+// being typed, the focused pane when its key map holds the key, and last
+// the global keys.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return tea.Quit
+	}
+	if o := m.overlay(); o != nil {
+		return o.Update(msg)
+	}
+	if m.queues.capturing() {
+		cmd := m.queues.Update(msg)
+		return tea.Batch(cmd, m.selectionChanged())
+	}
+	if bound(msg, m.active.keys.Requeue) && (m.focus != paneActive || !m.actionsOn()) {
+		// r acts in the Active pane only; elsewhere, or off, it says why
+		if !m.actionsOn() {
+			return m.say(msgReadOnly, true)
+		}
+		return m.say("select an active job first: tab to the Active pane, move with ↑/↓, then r", true)
+	}
+	if f := m.focused(); matches(msg, f) {
+		cmd := f.Update(msg)
+		return tea.Batch(cmd, m.selectionChanged())
+	}
+	return m.global(msg)
+}
+
+// global handles the keys that act wherever the focus is.
+func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		why := "--read-only is set"
+		if m.opt.Actions == nil {
+			why = "no write access was configured"
+		}
+		m.helpView = newHelpScreen(m.c, m.help, m.actionsOn(), why)
+		m.helpView.SetSize(m.width, m.height-2)
+	case key.Matches(msg, k.Back):
+		// one thing at a time: the message first, then the filter
+		if m.flash != "" {
+			m.flash = ""
+		} else if m.queues.clearFilter() {
+			return m.selectionChanged()
+		}
+	case key.Matches(msg, k.Next):
+		m.setFocus((m.focus + 1) % panes)
+	case key.Matches(msg, k.Prev):
+		m.setFocus((m.focus + panes - 1) % panes)
+	case key.Matches(msg, k.Filter):
+		m.setFocus(paneQueues)
+		return m.queues.startFilter()
+	case key.Matches(msg, k.Sort):
+		m.queues.nextSort()
+		return m.selectionChanged()
+	case key.Matches(msg, k.Reverse):
+		m.queues.reverseSort()
+		return m.selectionChanged()
+	case key.Matches(msg, k.Pause):
+		m.paused = !m.paused
+		return m.pollNow()
+	case key.Matches(msg, k.Faster):
+		m.interval = max(250*time.Millisecond, min(m.interval/2, time.Minute))
+	case key.Matches(msg, k.Slower):
+		m.interval = max(250*time.Millisecond, min(m.interval*2, time.Minute))
+	case key.Matches(msg, k.Narrow):
+		m.setWindow(m.window / 2)
+	case key.Matches(msg, k.Widen):
+		m.setWindow(m.window * 2)
+	case bound(msg, k.RequeueAll), bound(msg, k.Drain):
+		return m.startBatch(msg)
+	}
+	return nil
+}
+
+func (m *Model) setWindow(d time.Duration) {
+	m.window = max(5*time.Second, min(d, 24*time.Hour))
+	m.src.SetWindow(m.window)
+}
+
+func (m *Model) setFocus(p pane) {
+	m.focus = p
+	m.applyFocus()
+}
+
+// applyFocus tells each pane whether it has the focus; none has it while a
+// dialog is open.
+func (m *Model) applyFocus() {
+	for i, f := range [...]focusable{m.queues, m.heat, m.pending, m.active} {
+		f.SetFocus(pane(i) == m.focus && m.dialog == nil)
+	}
+}
+
+// selectionMoved makes the list's selection the one every pane shows.
+func (m *Model) selectionMoved() {
+	m.c.sel = m.queues.selected()
+}
+
+// selectionChanged follows a move of the list's selection: the panes show
+// the new queue, the source reads its jobs, and a quick poll is armed for
+// when the selection settles.
+func (m *Model) selectionChanged() tea.Cmd {
+	m.selectionMoved()
+	q := m.c.sel
+	if q == nil || q.Name == m.told && q.Detail {
+		return nil
+	}
+	m.told = q.Name
+	m.src.SetDetail(q.Name)
+	m.selGen++
+	gen := m.selGen
+	return tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return selMsg{gen: gen} })
+}
+
+// component handles what components and async work send the root.
+func (m *Model) component(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case focusMsg:
+		m.setFocus(msg.p)
+	case selectQueueMsg:
+		m.queues.selectName(msg.name)
+		m.setFocus(paneQueues)
+		return m.selectionChanged()
+	case flashMsg:
+		m.flash, m.flashBad = msg.text, msg.bad
+	case closeMsg:
+		m.closeOverlay()
+	case openJobMsg:
+		return m.openJob(msg)
+	case requeueMsg:
+		return m.startRequeue(msg.q, msg.job)
+	case jobMsg:
+		if m.detail != nil {
+			return m.detail.Update(msg)
+		}
+	case actionMsg:
+		if m.dialog != nil {
+			return m.dialog.Update(msg)
+		}
+	case actionDoneMsg:
+		m.dialog = nil
+		m.applyFocus()
+		m.flash, m.flashBad = msg.text, msg.bad
+		if msg.noPerm {
+			m.opt.ReadOnly = true
+			m.setActions()
+		}
+		return m.pollNow() // show the result
+	}
+	return nil
+}
+
+func (m *Model) closeOverlay() {
+	switch {
+	case m.detail != nil:
+		m.detail = nil
+	case m.helpView != nil:
+		m.helpView = nil
+	}
+}
+
+// openJob opens a job's detail and reads its row; the answer names the job.
+func (m *Model) openJob(msg openJobMsg) tea.Cmd {
+	m.detail = newDetail(m.c, msg.q, msg.job, msg.active, m.actionsOn())
+	m.detail.SetSize(m.width, m.height-2)
+	if !msg.job.Valid {
+		return nil
+	}
+	src, name, id := m.src, msg.q.Name, msg.job.ID
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		d, err := src.Job(ctx, name, id)
+		return jobMsg{queue: name, id: id, d: d, err: err}
+	}
+}
+
+// openDialog opens the confirmation of an action.
+func (m *Model) openDialog(a actionState) tea.Cmd {
+	if !m.actionsOn() {
+		return m.say(msgReadOnly, true)
+	}
+	m.actSeq++
+	d, cmd := newDialog(m.c, m.opt.Actions, m.actSeq, a)
+	d.SetSize(m.width, m.height)
+	m.dialog = d
+	m.applyFocus()
+	return cmd
+}
+
+// startRequeue opens the confirmation of r for job j of q, with the
+// attempts the operator saw as the fence.
+func (m *Model) startRequeue(q model.Queue, j model.Job) tea.Cmd {
+	if !m.actionsOn() {
+		return m.say(msgReadOnly, true)
+	}
+	if !j.Valid || !j.AttemptsOK {
+		return m.say("this job cannot be requeued: its id or its attempts counter is unreadable", true)
+	}
+	now := time.UnixMilli(q.ServerTimeMs)
+	return m.openDialog(actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))})
+}
+
+// startBatch opens the confirmation of R or D for the selected queue.
+func (m *Model) startBatch(msg tea.KeyMsg) tea.Cmd {
+	if !m.actionsOn() {
+		return m.say(msgReadOnly, true)
+	}
+	q := m.c.sel
+	switch {
+	case q == nil:
+		return m.say("no queue selected", true)
+	case bound(msg, m.keys.RequeueAll) && q.Expired == 0:
+		return m.say(fmt.Sprintf("%s has no expired jobs", q.Name), false)
+	case bound(msg, m.keys.RequeueAll):
+		return m.openDialog(actionState{kind: actRequeueAll, queue: q.Name, total: q.Expired})
+	case q.Pending == 0:
+		return m.say(fmt.Sprintf("%s has nothing pending", q.Name), false)
+	}
+	a := actionState{kind: actDrain, queue: q.Name, total: q.Pending}
+	for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
+		a.preview = append(a.preview, j.ID)
+	}
+	return m.openDialog(a)
+}
+
+// say puts text on the help line.
+func (m *Model) say(text string, bad bool) tea.Cmd {
+	m.flash, m.flashBad = text, bad
+	return nil
+}

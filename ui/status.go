@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echomq/emqtop/internal/safe"
+)
+
+// statusBar is one line; its least important parts go first when narrow.
+// With inNodes what it is connected to and the facts of the connection are
+// left to the nodes pane, whose title and last row they are.
+func (m *Model) statusBar(inNodes bool) string {
+	th := m.c.th
+	type part struct {
+		s    string
+		prio int // lower survives longer
+	}
+	var parts []part
+	add := func(s string, prio int) { parts = append(parts, part{s, prio}) }
+	add(th.Title.Render("emqtop"), 0)
+	if m.opt.Demo != "" { // never to be taken for production
+		add(th.Warn.Render(safe.Text(m.opt.Demo)), 0)
+	}
+	s := m.c.snap
+	if s == nil {
+		add(safe.Text(m.opt.Target), 1)
+	} else {
+		if !inNodes {
+			add(m.targetText(), 3)
+		}
+		up, total := s.NodesUp()
+		ns := fmt.Sprintf("%d/%d primaries", up, total)
+		if up < total {
+			ns = th.Bad.Render(ns)
+		}
+		add(ns, 1)
+		add(fmt.Sprintf("%s queues", human(int64(len(s.Queues)))), 1)
+		p, a, e := s.Totals()
+		add(fmt.Sprintf("%s pending", human(p)), 2)
+		add(fmt.Sprintf("%s active", human(a)), 2)
+		exp := fmt.Sprintf("%s expired", human(e))
+		if e > 0 {
+			exp = th.Warn.Render(exp)
+		}
+		add(exp, 0) // what the operator came for: it goes last
+	}
+	add(m.mode(), 0)
+	if s != nil {
+		age := m.opt.Now().Sub(s.TakenAt)
+		as := ago(age) + " old"
+		if age > 3*m.interval+2*time.Second {
+			as = th.Warn.Render(as)
+		}
+		add(as, 1)
+		if !inNodes {
+			for i, f := range m.facts() {
+				add(f, 4+i)
+			}
+		}
+	}
+	if m.pollErr != nil {
+		add(th.Bad.Render("poll failed: "+safe.Bounded(m.pollErr.Error(), 80)), 0)
+	}
+	sep := th.Dim.Render(" · ")
+	for len(parts) > 1 {
+		strs := make([]string, len(parts))
+		for i, p := range parts {
+			strs[i] = p.s
+		}
+		line := " " + strings.Join(strs, sep)
+		if ansi.StringWidth(line) <= m.width {
+			return fit(line, m.width)
+		}
+		worst := 0
+		for i, p := range parts {
+			if p.prio >= parts[worst].prio {
+				worst = i
+			}
+		}
+		parts = append(parts[:worst], parts[worst+1:]...)
+	}
+	return fit(" "+parts[0].s, m.width)
+}
+
+func (m *Model) mode() string {
+	th := m.c.th
+	switch {
+	case m.opt.ReadOnly && m.paused:
+		return th.ReadOnly.Render("READ-ONLY") + " " + th.Paused.Render("PAUSED")
+	case m.paused:
+		return th.Paused.Render("PAUSED")
+	case m.opt.ReadOnly:
+		return th.ReadOnly.Render("READ-ONLY")
+	}
+	return th.Live.Render("LIVE")
+}
+
+// targetText names what the dashboard is connected to.
+func (m *Model) targetText() string {
+	kind := "standalone"
+	if m.c.snap.Cluster {
+		kind = "cluster"
+	}
+	return kind + " " + safe.Bounded(m.opt.Target, 40)
+}
+
+// facts are the connection's particulars, most wanted first: the version
+// fence, the server's clock, the dashboard's own load, the interval.
+func (m *Model) facts() []string {
+	fence := m.c.snap.Version
+	if fence == "" {
+		fence = "unset"
+	}
+	return []string{
+		"fence " + safe.Bounded(fence, 20),
+		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
+		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
+		fmt.Sprintf("every %v", m.interval),
+	}
+}
+
+// scriptsPerSec is the dashboard's own load on the cluster.
+func (m *Model) scriptsPerSec() float64 {
+	if m.c.snap == nil || m.prevSnap == nil {
+		return 0
+	}
+	d := m.c.snap.TakenAt.Sub(m.prevSnap.TakenAt).Seconds()
+	if d <= 0 {
+		return 0
+	}
+	return float64(m.c.snap.Poll.Scripts) / d
+}
