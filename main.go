@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"github.com/echomq/emqtop/internal/cli"
+	"github.com/echomq/emqtop/internal/commands"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(commands.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -6,12 +6,16 @@ package echomq
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/valkey-io/valkey-go"
@@ -112,7 +116,7 @@ func Enqueue(ctx context.Context, c valkey.Client, queue string, payload []byte)
 	if err != nil {
 		return "", err
 	}
-	id := keyspace.NewJobID()
+	id := NewJobID()
 	job, err := keyspace.JobKey(queue, id)
 	if err != nil {
 		return "", err
@@ -270,4 +274,18 @@ func Version(ctx context.Context, c valkey.Client) (string, error) {
 		return "", fmt.Errorf("read %s: %w", keyspace.VersionKey, err)
 	}
 	return v, nil
+}
+
+var (
+	idMu      sync.Mutex
+	idEntropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewJobID mints a branded id (the brand and a ULID, whose first 48 bits
+// are the time), monotonic within this process. It is the producer's: the
+// keyspace only checks ids.
+func NewJobID() string {
+	idMu.Lock()
+	defer idMu.Unlock()
+	return keyspace.JobIDPrefix + ulid.MustNew(ulid.Timestamp(time.Now()), idEntropy).String()
 }

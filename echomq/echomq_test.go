@@ -285,3 +285,17 @@ func TestQueuesSharingASlot(t *testing.T) {
 		t.Error("acks failed")
 	}
 }
+
+func TestNewJobIDMonotonicAndValid(t *testing.T) {
+	prev := NewJobID()
+	for i := 0; i < 10000; i++ {
+		id := NewJobID()
+		if id <= prev {
+			t.Fatalf("id %s not after %s", id, prev)
+		}
+		if err := keyspace.ValidateJobID(id); err != nil {
+			t.Fatalf("minted an id the gate refuses: %v", err)
+		}
+		prev = id
+	}
+}

@@ -1,10 +1,7 @@
 package keyspace
 
 import (
-	"crypto/rand"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
@@ -87,18 +84,6 @@ func ValidateJobID(id string) error {
 		}
 	}
 	return nil
-}
-
-var (
-	idMu      sync.Mutex
-	idEntropy = ulid.Monotonic(rand.Reader, 0)
-)
-
-// NewJobID mints a branded id, monotonic within this process.
-func NewJobID() string {
-	idMu.Lock()
-	defer idMu.Unlock()
-	return JobIDPrefix + ulid.MustNew(ulid.Timestamp(time.Now()), idEntropy).String()
 }
 
 // QueueKey builds emq:{queue}:typ for typ pending, active, schedule or meta.

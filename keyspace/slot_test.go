@@ -124,7 +124,7 @@ func TestLuaGateMatchesGo(t *testing.T) {
 	}
 	defer conn.Close()
 	script := LuaJobIDGate + "if valid_id(ARGV[1]) then return 1 else return 0 end"
-	ids := []string{goodID, NewJobID(), "JOB81HZX3K2M4N5P6Q7R8S9T0VWXY", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXI",
+	ids := []string{goodID, newID(), "JOB81HZX3K2M4N5P6Q7R8S9T0VWXY", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXI",
 		"JOB01hzx3k2m4n5p6q7r8s9t0vwxy", "JOB01HZX3K2M4N5P6Q7R8S9T0VWX", "x}:evil", "", "JOB01HZX3K2M4N5P6Q7R8S9T0VWX\n",
 		"JOB01HZX3K2M4N5P6Q7R8S9T0VWXU", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXL", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXO"}
 	for _, id := range ids {

@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -117,13 +117,13 @@ func (d *detailView) loaded(msg jobMsg) {
 	d.d, d.err, d.done = msg.d, msg.err, true
 	switch {
 	case msg.err != nil:
-		d.vp.SetContent(th.Bad.Render(safe.Text(msg.err.Error())))
+		d.vp.SetContent(th.Bad.Render(textgate.Text(msg.err.Error())))
 	case !msg.d.Exists:
 		d.vp.SetContent(th.Warn.Render("the job row does not exist (acked, drained, or never written)"))
 	default:
-		body := safe.Lines(msg.d.Payload)
+		body := textgate.Lines(msg.d.Payload)
 		if msg.d.PayloadLen > len(msg.d.Payload) {
-			body += "\n" + th.Warn.Render(fmt.Sprintf("… preview of the first %s of %s", safe.Size(len(msg.d.Payload)), safe.Size(msg.d.PayloadLen)))
+			body += "\n" + th.Warn.Render(fmt.Sprintf("… preview of the first %s of %s", textgate.Size(len(msg.d.Payload)), textgate.Size(msg.d.PayloadLen)))
 		}
 		d.vp.SetContent(ansi.Wrap(body, d.vp.Width, ""))
 	}
@@ -134,8 +134,8 @@ func (d *detailView) View() string {
 	q, j := d.q, d.job
 	row := func(k, v string) string { return th.Header.Render(fmt.Sprintf(" %-9s", k)) + " " + v }
 	lines := []string{
-		row("id", safe.Text(j.ID)),
-		row("queue", safe.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, safe.Text(q.Node)))),
+		row("id", textgate.Text(j.ID)),
+		row("queue", textgate.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, textgate.Text(q.Node)))),
 		row("row", d.rowKey()),
 		row("state", d.state()),
 		row("attempts", d.attempts()),
@@ -150,7 +150,7 @@ func (d *detailView) View() string {
 // rowKey is the job row's key, as the poller put it in the model.
 func (d *detailView) rowKey() string {
 	if d.done && d.d.Key != "" {
-		return safe.Text(d.d.Key)
+		return textgate.Text(d.d.Key)
 	}
 	if !d.job.Valid {
 		return "(not built: the id fails the gate)"
@@ -160,7 +160,7 @@ func (d *detailView) rowKey() string {
 
 func (d *detailView) state() string {
 	if d.done && d.d.Exists {
-		return safe.Bounded(d.d.State, 40) + d.c.th.Dim.Render(" (row)")
+		return textgate.Bounded(d.d.State, 40) + d.c.th.Dim.Render(" (row)")
 	}
 	if d.active {
 		return "active"
@@ -172,13 +172,13 @@ func (d *detailView) attempts() string {
 	th := d.c.th
 	if d.done && d.d.Exists {
 		if _, err := strconv.ParseInt(d.d.Attempts, 10, 64); err != nil {
-			return th.Invalid.Render("unreadable: "+safe.Bounded(d.d.Attempts, 40)) +
+			return th.Invalid.Render("unreadable: "+textgate.Bounded(d.d.Attempts, 40)) +
 				th.Dim.Render(" (row: not an integer, so no fence: it cannot be requeued from here)")
 		}
-		return safe.Bounded(d.d.Attempts, 40) + th.Dim.Render(" (row, the fence)")
+		return textgate.Bounded(d.d.Attempts, 40) + th.Dim.Render(" (row, the fence)")
 	}
 	if !d.job.AttemptsOK {
-		return th.Invalid.Render("unreadable: " + safe.Bounded(d.job.AttemptsRaw, 40))
+		return th.Invalid.Render("unreadable: " + textgate.Bounded(d.job.AttemptsRaw, 40))
 	}
 	return fmt.Sprint(d.job.Attempts)
 }
@@ -199,9 +199,9 @@ func (d *detailView) size() string {
 	if !d.done || !d.d.Exists {
 		return "…"
 	}
-	s := safe.Size(d.d.PayloadLen)
+	s := textgate.Size(d.d.PayloadLen)
 	if d.d.PayloadLen > len(d.d.Payload) {
-		s += d.c.th.Warn.Render(fmt.Sprintf(" (showing the first %s)", safe.Size(len(d.d.Payload))))
+		s += d.c.th.Warn.Render(fmt.Sprintf(" (showing the first %s)", textgate.Size(len(d.d.Payload))))
 	}
 	return s
 }

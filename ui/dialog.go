@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -171,7 +171,7 @@ func (d *dialog) View() string {
 	case actRequeueAll:
 		lines = []string{
 			th.Title.Render("Requeue every expired job?"), "",
-			fmt.Sprintf("queue     %s", safe.Bounded(a.queue, 50)),
+			fmt.Sprintf("queue     %s", textgate.Bounded(a.queue, 50)),
 			fmt.Sprintf("expired   %d at the last poll (the server decides at run time)", a.total),
 			"", th.Dim.Render(fmt.Sprintf("runs in batches of %d · y or enter: requeue · n or esc: cancel", expiredBatch)),
 		}
@@ -192,8 +192,8 @@ func (d *dialog) requeueLines() []string {
 	a, th := &d.a, d.c.th
 	lines := []string{
 		th.Title.Render("Requeue this job?"), "",
-		fmt.Sprintf("queue     %s", safe.Bounded(a.queue, 50)),
-		fmt.Sprintf("job       %s", safe.Text(a.job.ID)),
+		fmt.Sprintf("queue     %s", textgate.Bounded(a.queue, 50)),
+		fmt.Sprintf("job       %s", textgate.Text(a.job.ID)),
 		fmt.Sprintf("attempts  %d  (the fence: refused if a worker claimed it since)", a.job.Attempts),
 	}
 	if a.expired >= 0 {
@@ -208,7 +208,7 @@ func (d *dialog) drainLines() []string {
 	a, th := &d.a, d.c.th
 	lines := []string{
 		th.Bad.Render("Drain this queue?"), "",
-		fmt.Sprintf("queue     %s", safe.Bounded(a.queue, 50)),
+		fmt.Sprintf("queue     %s", textgate.Bounded(a.queue, 50)),
 		fmt.Sprintf("removes   its pending jobs and their rows: %d at the last poll", a.total),
 		"keeps     its active jobs, untouched",
 	}
@@ -217,7 +217,7 @@ func (d *dialog) drainLines() []string {
 		if i > 0 {
 			label = "          "
 		}
-		lines = append(lines, label+safe.Text(id))
+		lines = append(lines, label+textgate.Text(id))
 	}
 	lines = append(lines, "", a.typed.View())
 	if a.wrong {

@@ -19,7 +19,7 @@
 // action's sequence): an answer for something no longer on screen is
 // dropped.
 //
-// Every string that came from a server passes internal/safe before it is
+// Every string that came from a server passes internal/textgate before it is
 // drawn; TestHostileEverywhere sets every string field of a snapshot, by
 // reflection, to text of terminal escapes and draws every pane and overlay,
 // so a new field that bypasses the gate fails it. The package talks to the

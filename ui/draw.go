@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/theme"
 )
 
@@ -127,13 +127,13 @@ func shortAddr(addr, common string) string {
 	if common != "" && strings.HasPrefix(addr, common+":") {
 		addr = addr[len(common):]
 	}
-	return safe.Text(addr)
+	return textgate.Text(addr)
 }
 
 // shortID fits a job id in w cells. A ULID starts with its time, so ids of
 // one burst share their start: the cut keeps the brand and the random end.
 func shortID(id string, w int) string {
-	id = safe.Text(id) // an id that failed the gate is shown, escaped
+	id = textgate.Text(id) // an id that failed the gate is shown, escaped
 	if len(id) <= w {
 		return id
 	}

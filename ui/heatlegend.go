@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -76,7 +76,7 @@ func (p *heatPane) inspector(cells []model.HeatCell, cursor, sel int) string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(qs)-4))
 			break
 		}
-		s := fmt.Sprintf("%s %dp %da", safe.Bounded(q.Name, 24), q.Pending, q.Active)
+		s := fmt.Sprintf("%s %dp %da", textgate.Bounded(q.Name, 24), q.Pending, q.Active)
 		if q.Expired > 0 {
 			s += th.Warn.Render(fmt.Sprintf(" %d✗", q.Expired))
 		}

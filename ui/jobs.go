@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -104,7 +104,7 @@ func (p *jobsPane) View() string {
 	if q == nil {
 		return box(b, p.title(), nil, p.w, p.h)
 	}
-	title := p.title() + " · " + safe.Bounded(q.Name, 40)
+	title := p.title() + " · " + textgate.Bounded(q.Name, 40)
 	if p.active {
 		title += ", by lease"
 	}
@@ -153,13 +153,13 @@ func (p *jobsPane) jobLine(j model.Job, now time.Time, idW int) string {
 	th := p.c.th
 	id := shortID(j.ID, idW)
 	if !j.Valid {
-		id = th.Invalid.Render(fit(safe.Bounded(j.ID, 12), 10) + " ⚠id")
+		id = th.Invalid.Render(fit(textgate.Bounded(j.ID, 12), 10) + " ⚠id")
 	}
 	att := fmt.Sprintf("att %d", j.Attempts)
 	if !j.AttemptsOK {
 		att = th.Invalid.Render("att ?")
 		if j.AttemptsRaw != "" && j.Valid {
-			att = th.Invalid.Render("att " + safe.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 10))
+			att = th.Invalid.Render("att " + textgate.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 10))
 		}
 	}
 	if !p.active {
@@ -206,5 +206,5 @@ func (t *jobTabs) View() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, t.timeline.lines(t.w-2)...)
-	return box(b, tabs+" · "+safe.Bounded(q.Name, 40), lines, t.w, t.h)
+	return box(b, tabs+" · "+textgate.Bounded(q.Name, 40), lines, t.w, t.h)
 }

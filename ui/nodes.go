@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -45,11 +45,11 @@ func (p *nodesPane) View() string {
 			rn := s.Nodes[ri]
 			st := rn.Health
 			if rn.Err != "" {
-				st = th.Bad.Render(safe.Bounded(rn.Err, 40))
+				st = th.Bad.Render(textgate.Bounded(rn.Err, 40))
 			} else if st == "online" {
 				st = th.Good.Render("ok")
 			}
-			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), safe.Text(st)))
+			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), textgate.Text(st)))
 		}
 	}
 	for _, n := range s.Nodes {
@@ -62,7 +62,7 @@ func (p *nodesPane) View() string {
 		lines = append(lines, th.Warn.Render(fmt.Sprintf("%d foreign keys (EchoMQ-like, outside the grammar)", s.ForeignCount)))
 	}
 	for _, note := range s.Notes {
-		lines = append(lines, th.Dim.Render(safe.Text(note)))
+		lines = append(lines, th.Dim.Render(textgate.Text(note)))
 	}
 	rows := max(1, p.h-2)
 	lines = lines[:min(len(lines), rows-1)]
@@ -83,7 +83,7 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) st
 		dot = fmt.Sprintf("[%d]", i+1)
 	}
 	if n.Err != "" {
-		line := fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(safe.Bounded(n.Err, 60)))
+		line := fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(textgate.Bounded(n.Err, 60)))
 		if !n.LastGood.IsZero() {
 			line += th.Dim.Render(fmt.Sprintf(" · data %s old", ago(p.c.now().Sub(n.LastGood))))
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -215,7 +215,7 @@ func (l *queueList) View() string {
 	}
 	title := fmt.Sprintf("Queues %d · sort %s %s", len(l.view), l.sortKey, map[bool]string{false: "▾", true: "▴"}[l.reverse])
 	if f := l.filter.Value(); f != "" {
-		title += " · filter /" + safe.Bounded(f, 30)
+		title += " · filter /" + textgate.Bounded(f, 30)
 	}
 	return box(l.border(), title, lines, l.w, l.h)
 }
@@ -234,12 +234,12 @@ func (l *queueList) row(q *model.Queue, sel bool, nameW, in int, common string, 
 	if q.Expired > 0 {
 		exp = th.Warn.Render(exp)
 	}
-	line := mark + fit(safe.Text(q.Name), nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
+	line := mark + fit(textgate.Text(q.Name), nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
 		human(q.Pending), human(q.Active)) + exp + fmt.Sprintf(" %7s", oldest)
 	status := ""
 	switch {
 	case q.Err != "":
-		status = th.Bad.Render("⚠ " + safe.Bounded(q.Err, 120))
+		status = th.Bad.Render("⚠ " + textgate.Bounded(q.Err, 120))
 	case q.Stale:
 		status = th.Dim.Render("stale: its node did not answer")
 	}

@@ -7,27 +7,52 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 )
+
+// statusPart is a piece of the status bar; a lower prio survives longer.
+type statusPart struct {
+	s    string
+	prio int
+}
 
 // statusBar is one line; its least important parts go first when narrow.
 // With inNodes what it is connected to and the facts of the connection are
 // left to the nodes pane, whose title and last row they are.
 func (m *Model) statusBar(inNodes bool) string {
-	th := m.c.th
-	type part struct {
-		s    string
-		prio int // lower survives longer
+	parts := m.statusParts(inNodes)
+	sep := m.c.th.Dim.Render(" · ")
+	for len(parts) > 1 {
+		strs := make([]string, len(parts))
+		for i, p := range parts {
+			strs[i] = p.s
+		}
+		line := " " + strings.Join(strs, sep)
+		if ansi.StringWidth(line) <= m.width {
+			return fit(line, m.width)
+		}
+		worst := 0
+		for i, p := range parts {
+			if p.prio >= parts[worst].prio {
+				worst = i
+			}
+		}
+		parts = append(parts[:worst], parts[worst+1:]...)
 	}
-	var parts []part
-	add := func(s string, prio int) { parts = append(parts, part{s, prio}) }
+	return fit(" "+parts[0].s, m.width)
+}
+
+func (m *Model) statusParts(inNodes bool) []statusPart {
+	th := m.c.th
+	var parts []statusPart
+	add := func(s string, prio int) { parts = append(parts, statusPart{s, prio}) }
 	add(th.Title.Render("emqtop"), 0)
 	if m.opt.Demo != "" { // never to be taken for production
-		add(th.Warn.Render(safe.Text(m.opt.Demo)), 0)
+		add(th.Warn.Render(textgate.Text(m.opt.Demo)), 0)
 	}
 	s := m.c.snap
 	if s == nil {
-		add(safe.Text(m.opt.Target), 1)
+		add(textgate.Text(m.opt.Target), 1)
 	} else {
 		if !inNodes {
 			add(m.targetText(), 3)
@@ -50,9 +75,8 @@ func (m *Model) statusBar(inNodes bool) string {
 	}
 	add(m.mode(), 0)
 	if s != nil {
-		age := m.opt.Now().Sub(s.TakenAt)
-		as := ago(age) + " old"
-		if age > 3*m.interval+2*time.Second {
+		as := ago(m.opt.Now().Sub(s.TakenAt)) + " old"
+		if m.opt.Now().Sub(s.TakenAt) > 3*m.interval+2*time.Second {
 			as = th.Warn.Render(as)
 		}
 		add(as, 1)
@@ -63,27 +87,9 @@ func (m *Model) statusBar(inNodes bool) string {
 		}
 	}
 	if m.pollErr != nil {
-		add(th.Bad.Render("poll failed: "+safe.Bounded(m.pollErr.Error(), 80)), 0)
+		add(th.Bad.Render("poll failed: "+textgate.Bounded(m.pollErr.Error(), 80)), 0)
 	}
-	sep := th.Dim.Render(" · ")
-	for len(parts) > 1 {
-		strs := make([]string, len(parts))
-		for i, p := range parts {
-			strs[i] = p.s
-		}
-		line := " " + strings.Join(strs, sep)
-		if ansi.StringWidth(line) <= m.width {
-			return fit(line, m.width)
-		}
-		worst := 0
-		for i, p := range parts {
-			if p.prio >= parts[worst].prio {
-				worst = i
-			}
-		}
-		parts = append(parts[:worst], parts[worst+1:]...)
-	}
-	return fit(" "+parts[0].s, m.width)
+	return parts
 }
 
 func (m *Model) mode() string {
@@ -105,7 +111,7 @@ func (m *Model) targetText() string {
 	if m.c.snap.Cluster {
 		kind = "cluster"
 	}
-	return kind + " " + safe.Bounded(m.opt.Target, 40)
+	return kind + " " + textgate.Bounded(m.opt.Target, 40)
 }
 
 // facts are the connection's particulars, most wanted first: the version
@@ -116,7 +122,7 @@ func (m *Model) facts() []string {
 		fence = "unset"
 	}
 	return []string{
-		"fence " + safe.Bounded(fence, 20),
+		"fence " + textgate.Bounded(fence, 20),
 		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
 		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
 		fmt.Sprintf("every %v", m.interval),

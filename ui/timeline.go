@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -31,7 +31,7 @@ func (t *timeline) View() string {
 	if q == nil {
 		return box(t.c.th.Border, title, nil, t.w, t.h)
 	}
-	title += " · " + safe.Bounded(q.Name, 40) + " · < narrow  > widen"
+	title += " · " + textgate.Bounded(q.Name, 40) + " · < narrow  > widen"
 	return box(t.c.th.Border, title, t.lines(t.w-2), t.w, t.h)
 }
 

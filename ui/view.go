@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 )
 
 // View draws the screen: the status bar, the panes or an overlay, the help
@@ -43,7 +43,7 @@ func (m *Model) View() string {
 func (m *Model) waitingView(h int) string {
 	msg := "connecting…"
 	if m.pollErr != nil {
-		msg = "cannot reach the servers: " + safe.Bounded(m.pollErr.Error(), 300) + " (retrying)"
+		msg = "cannot reach the servers: " + textgate.Bounded(m.pollErr.Error(), 300) + " (retrying)"
 	}
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.c.th.Dim.Render(fit(msg, m.width-2)))
 }
@@ -115,7 +115,7 @@ func (m *Model) helpLine() string {
 		if m.flashBad {
 			st = m.c.th.Warn
 		}
-		return fit(" "+st.Render(safe.Text(m.flash))+m.c.th.Dim.Render("  (esc to dismiss)"), m.width)
+		return fit(" "+st.Render(textgate.Text(m.flash))+m.c.th.Dim.Render("  (esc to dismiss)"), m.width)
 	default:
 		keys = append(m.focused().ShortHelp(), m.keys.ShortHelp()...)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/valkey-io/valkey-go"
 
-	"github.com/echomq/emqtop/internal/cli"
+	"github.com/echomq/emqtop/internal/commands"
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
@@ -125,7 +125,7 @@ func TestLoadChild(t *testing.T) {
 	if addr == "" {
 		return // not started by BenchmarkLoad: nothing to measure
 	}
-	cli.LimitMemory() // as the dashboard does
+	commands.LimitMemory() // as the dashboard does
 	c, err := poller.Connect(poller.Config{Addrs: []string{addr}, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/valkey-io/valkey-go"
 )
@@ -22,7 +24,7 @@ func NewSeeder(tb testing.TB, c valkey.Client) *Seeder { return &Seeder{tb: tb, 
 // Job writes a job row (attempts 1) and puts its id in the queue's set of
 // type typ (keyspace.TypePending or keyspace.TypeActive) at score.
 func (s *Seeder) Job(queue, typ string, score float64) {
-	id := keyspace.NewJobID()
+	id := keyspace.JobIDPrefix + ulid.Make().String() // as echomq.NewJobID mints them
 	row, err := keyspace.JobKey(queue, id)
 	if err != nil {
 		s.tb.Fatal(err)

@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // a discovery pass, one snapshot, the JSON) on 3 primaries with 10,000
 // queues, without and with --jobs:
 //
-//	go test ./internal/cli -run x -bench Once -benchtime 10x
+//	go test ./internal/commands -run x -bench Once -benchtime 10x
 func BenchmarkOnce(b *testing.B) {
 	cl, c := vtest.Cluster(b, 3)
 	sd := vtest.NewSeeder(b, c)

@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
@@ -63,9 +63,9 @@ func runSlot(args []string, stdout, stderr io.Writer) int {
 		if topo != nil {
 			owner := "no node covers it"
 			if n := topo.OwnerOf(keyspace.QueueSlot(q)); n != nil {
-				owner = safe.Bounded(n.Addr, 60)
+				owner = textgate.Bounded(n.Addr, 60)
 				if n.ID != "" {
-					owner += " (" + safe.Text(n.ID[:min(8, len(n.ID))]) + ")"
+					owner += " (" + textgate.Text(n.ID[:min(8, len(n.ID))]) + ")"
 				}
 			}
 			line += "  node " + owner

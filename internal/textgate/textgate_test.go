@@ -1,4 +1,4 @@
-package safe
+package textgate
 
 import (
 	"encoding/json"

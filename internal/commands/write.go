@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/ui"
@@ -56,10 +56,10 @@ func (w *writeFlags) connect(stderr io.Writer) (*actions, func(), int) {
 	if err != nil || !exists {
 		c.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "emqtop: %s: %s\n", keyspace.Quote(w.queue), safe.Text(poller.ErrText(err, cfg.Timeout)))
+			fmt.Fprintf(stderr, "emqtop: %s: %s\n", keyspace.Quote(w.queue), textgate.Text(poller.ErrText(err, cfg.Timeout)))
 			return nil, nil, exitError
 		}
-		fmt.Fprintln(stderr, "emqtop: refused:", safe.Text(poller.NoKeys(w.queue, cfg.Target())))
+		fmt.Fprintln(stderr, "emqtop: refused:", textgate.Text(poller.NoKeys(w.queue, cfg.Target())))
 		return nil, nil, exitRefused
 	}
 	a, err := newActions(c, cfg, w.auditLog)
@@ -79,7 +79,7 @@ func status(err error, stderr io.Writer) int {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &r):
-		fmt.Fprintln(stderr, "emqtop: refused:", safe.Text(r.Reason))
+		fmt.Fprintln(stderr, "emqtop: refused:", textgate.Text(r.Reason))
 		return exitRefused
 	case errors.Is(err, ui.ErrNoPerm):
 		complain(stderr, "emqtop: refused: the server refuses writes for this user", err)

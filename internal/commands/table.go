@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"io"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 )
 
 // table lays out rows in right-aligned columns two cells apart, measured in
@@ -19,7 +19,7 @@ type table struct {
 
 func (t *table) row(cells ...string) {
 	for i, c := range cells {
-		cells[i] = safe.Text(c)
+		cells[i] = textgate.Text(c)
 	}
 	t.rows = append(t.rows, cells)
 }

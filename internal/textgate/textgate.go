@@ -1,10 +1,10 @@
-// Package safe is the one sanitiser every string from a server passes
+// Package textgate is the one sanitiser every string from a server passes
 // before it reaches a terminal: queue names, job ids, payloads, error texts.
 // Control characters, escape sequences (CSI, OSC, OSC 52 clipboard writes
 // included), C1 controls, bidirectional overrides and invalid UTF-8 come
 // out as visible, inert escapes; nothing of the input reaches the terminal
 // raw.
-package safe
+package textgate
 
 import (
 	"fmt"

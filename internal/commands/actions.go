@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/ui"
 )
@@ -97,7 +97,7 @@ func (a *auditLog) write(l auditLine) error {
 	}
 	// queue names and errors come from servers: C1 controls, bidi
 	// overrides and other format runes are escaped like every server text
-	b = safe.JSON(b)
+	b = textgate.JSON(b)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	_, err = a.f.Write(append(b, '\n'))

@@ -1,4 +1,4 @@
-package cli
+package commands
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
 )
@@ -155,7 +155,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 	}
 	if asJSON {
 		b, _ := json.MarshalIndent(toJSON(snap), "", "  ")
-		stdout.Write(safe.JSON(b))
+		stdout.Write(textgate.JSON(b))
 		fmt.Fprintln(stdout)
 	} else {
 		printTable(stdout, snap)
@@ -163,7 +163,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 	up, total := snap.NodesUp()
 	for _, n := range snap.Nodes {
 		if n.Err != "" {
-			fmt.Fprintf(stderr, "emqtop: node %s: %s\n", safe.Text(n.Addr), safe.Text(n.Err))
+			fmt.Fprintf(stderr, "emqtop: node %s: %s\n", textgate.Text(n.Addr), textgate.Text(n.Err))
 		}
 	}
 	switch {
@@ -183,7 +183,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		version = "unset"
 	}
 	fmt.Fprintf(w, "%s · %d/%d primaries · %d queues · %d pending · %d active · %d expired · fence %s · server time %s\n",
-		safe.Text(s.Target), up, total, len(s.Queues), p, a, e, safe.Text(version),
+		textgate.Text(s.Target), up, total, len(s.Queues), p, a, e, textgate.Text(version),
 		time.UnixMilli(s.ServerTimeMs).UTC().Format("2006-01-02 15:04:05.000Z"))
 	fmt.Fprintln(w)
 	var nodes table
@@ -191,9 +191,9 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	for _, n := range s.Nodes {
 		status := n.Health
 		if n.Err != "" {
-			status = "error: " + safe.Bounded(n.Err, 60)
+			status = "error: " + textgate.Bounded(n.Err, 60)
 		}
-		nodes.row(safe.Bounded(n.Addr, 60), n.Role, itoa(n.SlotCount()), itoa(n.Queues), itoa(n.Pending),
+		nodes.row(textgate.Bounded(n.Addr, 60), n.Role, itoa(n.SlotCount()), itoa(n.Queues), itoa(n.Pending),
 			itoa(n.Active), itoa(n.Expired), n.Latency.Round(10*time.Microsecond).String(), status)
 	}
 	nodes.write(w)
@@ -205,18 +205,18 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		if q.OldestPendingAgeMs >= 0 {
 			oldest = (time.Duration(q.OldestPendingAgeMs) * time.Millisecond).Round(time.Second).String()
 		}
-		queues.row(safe.Bounded(q.Name, 60), itoa(q.Slot), safe.Bounded(q.Node, 60), itoa(q.Pending), itoa(q.Active),
-			itoa(q.Scheduled), itoa(q.Expired), oldest, safe.Bounded(q.Err, 80))
+		queues.row(textgate.Bounded(q.Name, 60), itoa(q.Slot), textgate.Bounded(q.Node, 60), itoa(q.Pending), itoa(q.Active),
+			itoa(q.Scheduled), itoa(q.Expired), oldest, textgate.Bounded(q.Err, 80))
 	}
 	queues.write(w)
 	if s.ForeignCount > 0 {
 		fmt.Fprintf(w, "\n%d foreign keys (look like EchoMQ's, break its grammar):\n", s.ForeignCount)
 		for _, f := range s.ForeignKeys[:min(10, len(s.ForeignKeys))] {
-			fmt.Fprintf(w, "  %s  %s\n", safe.Bounded(f.Key, 80), safe.Bounded(f.Reason, 120))
+			fmt.Fprintf(w, "  %s  %s\n", textgate.Bounded(f.Key, 80), textgate.Bounded(f.Reason, 120))
 		}
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintln(w, "note:", safe.Text(n))
+		fmt.Fprintln(w, "note:", textgate.Text(n))
 	}
 	fmt.Fprintf(w, "\npoll: %s, %d scripts, %d commands, %d round trips\n",
 		s.Poll.Duration.Round(10*time.Microsecond), s.Poll.Scripts, s.Poll.Commands, s.Poll.RoundTrips)

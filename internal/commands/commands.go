@@ -1,6 +1,6 @@
-// Package cli is emqtop's command line: the subcommands, their flags, and
+// Package commands is emqtop's command line: the subcommands, their flags, and
 // the wiring of the packages beneath them.
-package cli
+package commands
 
 import (
 	"flag"
@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/echomq/emqtop/internal/safe"
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/theme"
 	"github.com/echomq/emqtop/ui"
 )
@@ -64,7 +64,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // complain prints an error on stderr after who: through the gate, since an
 // error's text may hold what a server said.
 func complain(w io.Writer, who string, err error) {
-	fmt.Fprintf(w, "%s: %s\n", who, safe.Text(err.Error()))
+	fmt.Fprintf(w, "%s: %s\n", who, textgate.Text(err.Error()))
 }
 
 // parseArgs parses fs from args and returns the names among them: flags

@@ -1,0 +1,281 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echomq/emqtop/model"
+)
+
+// session is a common of the fixture with n extra queues, the first queue
+// selected, as the root would set it.
+func session(n int) *common {
+	s := fixture(n)
+	c := &common{th: asciiTheme("dark"), now: func() time.Time { return fixedNow }, snap: s, fold: model.NewFold(s)}
+	c.sel = c.snap.Queue("orders")
+	return c
+}
+
+func emitted(c *common) []tea.Msg {
+	out := c.out
+	c.out = nil
+	return out
+}
+
+// The queue list: movement keeps the selection in sight and scrolls no
+// further; the filter takes every key as text until enter or esc.
+func TestQueueListUpdate(t *testing.T) {
+	cases := []struct {
+		keys        []string
+		sel, offset int
+		filter      string
+		filtering   bool
+	}{
+		{nil, 0, 0, "", false},
+		{[]string{"j", "j"}, 2, 0, "", false},
+		{[]string{"G"}, 45, 37, "", false},
+		{[]string{"G", "k"}, 44, 37, "", false},
+		{[]string{"G", "g"}, 0, 0, "", false},
+		{[]string{"pgdown"}, 9, 1, "", false},
+		{[]string{"/", "f", "i", "l", "enter"}, 0, 0, "fil", false},
+		{[]string{"/", "q", "j"}, 0, 0, "qj", true},
+		{[]string{"/", "o", "esc"}, 0, 0, "", false},
+	}
+	for _, tc := range cases {
+		c := session(40)
+		l := newQueueList(c)
+		l.SetSize(120, 12) // 9 rows
+		l.refresh()
+		l.SetFocus(true)
+		for _, k := range tc.keys {
+			if k == "/" && !l.filtering {
+				l.startFilter()
+				continue
+			}
+			l.Update(keyMsg(k))
+		}
+		if l.sel != tc.sel || l.offset != tc.offset || l.filter.Value() != tc.filter || l.filtering != tc.filtering {
+			t.Errorf("%v: sel %d offset %d filter %q filtering %v; want %d %d %q %v", tc.keys, l.sel, l.offset,
+				l.filter.Value(), l.filtering, tc.sel, tc.offset, tc.filter, tc.filtering)
+		}
+	}
+}
+
+func TestQueueListEnterFocusesActive(t *testing.T) {
+	c := session(0)
+	l := newQueueList(c)
+	l.SetSize(100, 10)
+	l.refresh()
+	l.Update(keyMsg("enter"))
+	if out := emitted(c); len(out) != 1 || out[0] != (focusMsg{paneActive}) {
+		t.Errorf("enter emitted %v", out)
+	}
+}
+
+// The job panes: enter opens the job under the cursor; r is the active
+// pane's only, and asks for that job with its attempts.
+func TestJobsPaneUpdate(t *testing.T) {
+	c := session(0)
+	act, pend := newJobsPane(c, true), newJobsPane(c, false)
+	for _, p := range []*jobsPane{act, pend} {
+		p.SetSize(80, 8)
+		p.setActions(true)
+	}
+	act.Update(keyMsg("j"))
+	act.Update(keyMsg("enter"))
+	act.Update(keyMsg("r"))
+	out := emitted(c)
+	if len(out) != 2 {
+		t.Fatalf("emitted %v", out)
+	}
+	if o, ok := out[0].(openJobMsg); !ok || o.job.ID != stuck2ID || !o.active {
+		t.Errorf("enter: %+v", out[0])
+	}
+	if r, ok := out[1].(requeueMsg); !ok || r.job.ID != stuck2ID || r.job.Attempts != 1 {
+		t.Errorf("r: %+v", out[1])
+	}
+	if matches(keyMsg("r"), pend) || !matches(keyMsg("r"), act) {
+		t.Error("r must be bound in the active pane only")
+	}
+	act.setActions(false)
+	if matches(keyMsg("r"), act) {
+		t.Error("r stays enabled with the actions off")
+	}
+	// another queue selected: the cursor starts at its first job
+	c.sel = c.snap.Queue("fills")
+	if q, _ := act.jobs(); q == nil || act.cur != 0 {
+		t.Errorf("cursor %d after the selection moved", act.cur)
+	}
+}
+
+// The heatmap: the cursor moves by cell and row; enter selects the busiest
+// queue under it, or says there is none.
+func TestHeatPaneUpdate(t *testing.T) {
+	c := session(0)
+	h := newHeatPane(c)
+	h.SetSize(42, 8) // 40×4 glyph cells
+	h.SetFocus(true)
+	h.Update(keyMsg("right"))
+	first := h.cursor
+	if first <= 105 {
+		t.Errorf("right from the selection's slot 105: cursor at %d", first)
+	}
+	h.Update(keyMsg("down"))
+	if lo, _ := model.CellRange(model.CellOf(uint16(first), h.cells())+40, h.cells()); h.cursor != int(lo) {
+		t.Errorf("down: cursor at %d, want %d", h.cursor, lo)
+	}
+	h.Update(keyMsg("g"))
+	h.Update(keyMsg("enter"))
+	out := emitted(c)
+	if len(out) != 1 {
+		t.Fatalf("enter emitted %v", out)
+	}
+	if sq, ok := out[0].(selectQueueMsg); !ok || sq.name != "orders" {
+		if _, flash := out[0].(flashMsg); !flash {
+			t.Errorf("enter on the first cell: %+v", out[0])
+		}
+	}
+}
+
+// The dialog: y runs, n cancels, a drain needs the queue's name typed; its
+// answers are taken only with its own sequence.
+func TestDialogUpdate(t *testing.T) {
+	c := session(0)
+	acts := &fakeActions{pending: 10}
+	q := c.snap.Queue("orders")
+	d, _ := newDialog(c, acts, 7, actionState{kind: actRequeue, queue: "orders", job: q.ActiveJobs[0]})
+	d.SetSize(120, 40)
+	if d.Update(keyMsg("n")); len(emitted(c)) != 1 {
+		t.Error("n did not end the dialog")
+	}
+	cmd := d.Update(keyMsg("y"))
+	if cmd == nil || !d.a.running {
+		t.Fatal("y did not run the requeue")
+	}
+	ans := cmd().(actionMsg)
+	ans.seq = 6
+	if d.Update(ans); len(emitted(c)) != 0 {
+		t.Error("an answer of another dialog was taken")
+	}
+	ans.seq = 7
+	d.Update(ans)
+	if out := emitted(c); len(out) != 1 || !strings.Contains(out[0].(actionDoneMsg).text, "requeued "+stuckID) {
+		t.Errorf("outcome %v", out)
+	}
+	dr, _ := newDialog(c, acts, 8, actionState{kind: actDrain, queue: "orders", total: 5})
+	for _, k := range []string{"y", "enter"} {
+		if cmd := dr.Update(keyMsg(k)); cmd != nil && dr.a.running {
+			t.Fatalf("%s drained without the name", k)
+		}
+	}
+	if !dr.a.wrong || dr.a.typed.Value() != "y" {
+		t.Errorf("typed %q wrong %v: y is text in a drain dialog", dr.a.typed.Value(), dr.a.wrong)
+	}
+}
+
+// The detail: esc closes it; r closes it and asks for the requeue of its
+// job; an answer for another job is not taken.
+func TestDetailUpdate(t *testing.T) {
+	c := session(0)
+	q := *c.snap.Queue("orders")
+	d := newDetail(c, q, q.ActiveJobs[0], true, true)
+	d.SetSize(100, 30)
+	d.Update(jobMsg{queue: "orders", id: stuck2ID, d: model.JobDetail{Exists: true, Payload: "OTHER"}})
+	if d.done {
+		t.Error("took another job's answer")
+	}
+	d.Update(keyMsg("r"))
+	out := emitted(c)
+	if len(out) != 2 || out[0] != (closeMsg{}) {
+		t.Fatalf("r emitted %v", out)
+	}
+	if r := out[1].(requeueMsg); r.job.ID != stuckID {
+		t.Errorf("r asked for %s", r.job.ID)
+	}
+	d.Update(keyMsg("esc"))
+	if out := emitted(c); len(out) != 1 || out[0] != (closeMsg{}) {
+		t.Errorf("esc emitted %v", out)
+	}
+}
+
+// Each component's view at the sizes the layouts give it: exactly its
+// size, every line its width.
+func TestComponentViewsAtTheirSizes(t *testing.T) {
+	c := session(40)
+	l := newQueueList(c)
+	comps := map[string]Component{
+		"heatmap": newHeatPane(c), "nodes": &nodesPane{c: c, title: "cluster x"}, "queues": l,
+		"pending": newJobsPane(c, false), "active": newJobsPane(c, true), "timeline": &timeline{c: c},
+	}
+	for _, size := range [][2]int{{60, 6}, {80, 7}, {116, 10}, {200, 14}} {
+		for name, comp := range comps {
+			comp.SetSize(size[0], size[1])
+			l.refresh()
+			lines := strings.Split(comp.View(), "\n")
+			if len(lines) != size[1] {
+				t.Errorf("%s at %v: %d lines", name, size, len(lines))
+			}
+			for i, ln := range lines {
+				if w := ansi.StringWidth(ln); w != size[0] {
+					t.Errorf("%s at %v: line %d is %d wide", name, size, i, w)
+					break
+				}
+			}
+		}
+	}
+	l.SetSize(80, 8)
+	l.refresh()
+	golden(t, "queues-80x8", l.View())
+	h := newHeatPane(c)
+	h.SetSize(60, 8)
+	golden(t, "heatmap-60x8", h.View())
+}
+
+// A new pane is a component and a placement: compose draws it at its rect
+// beside the others, whatever it is.
+type throwaway struct{ w, h int }
+
+func (p *throwaway) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *throwaway) Update(tea.Msg) tea.Cmd    { return nil }
+func (p *throwaway) ShortHelp() []key.Binding  { return nil }
+func (p *throwaway) FullHelp() [][]key.Binding { return nil }
+func (p *throwaway) View() string {
+	return box(asciiTheme("dark").Border, "Trend", []string{"a pane added in a test"}, p.w, p.h)
+}
+
+func TestAPaneIsOneRegistration(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(10)}, 120, 40, Options{})
+	l := m.lay
+	half := l.timeline.w / 2
+	tl := rect{l.timeline.x, l.timeline.y, half, l.timeline.h}
+	extra := rect{half, l.timeline.y, l.timeline.w - half, l.timeline.h}
+	var ps []placed
+	for _, p := range m.placements() {
+		r := p.at(l)
+		if p.c == Component(m.timeline) {
+			r = tl
+		}
+		if r.w > 0 {
+			p.c.SetSize(r.w, r.h)
+			ps = append(ps, placed1(p.c.View(), r))
+		}
+	}
+	tw := &throwaway{}
+	tw.SetSize(extra.w, extra.h)
+	ps = append(ps, placed1(tw.View(), extra))
+	body := compose(ps, 38)
+	lines := strings.Split(body, "\n")
+	if len(lines) != 38 || !strings.Contains(body, "a pane added in a test") || !strings.Contains(body, "Lease expiry") {
+		t.Fatalf("the new pane is not drawn beside the timeline:\n%s", body)
+	}
+	for i, ln := range lines {
+		if w := ansi.StringWidth(ln); w != 120 {
+			t.Errorf("line %d is %d wide", i, w)
+		}
+	}
+}
