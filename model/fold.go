@@ -149,13 +149,14 @@ const (
 	SortPending
 	SortActive
 	SortOldest
+	SortGrowth
 	SortName
 	SortSlot
 	SortNode
 	sortKeys
 )
 
-var sortNames = [...]string{"expired", "pending", "active", "oldest", "name", "slot", "node"}
+var sortNames = [...]string{"expired", "pending", "active", "oldest", "growth", "name", "slot", "node"}
 
 func (k SortKey) String() string { return sortNames[k] }
 
@@ -216,6 +217,8 @@ func sortValue(q *Queue, key SortKey) int64 {
 		return -q.Active
 	case SortOldest:
 		return -q.OldestPendingAgeMs
+	case SortGrowth: // fastest net growth of pending first
+		return -int64(q.Trend.PendingNet * 1000)
 	case SortSlot:
 		return int64(q.Slot)
 	}

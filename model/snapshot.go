@@ -41,6 +41,13 @@ type Queue struct {
 	// Stale is set when the queue's node did not answer this poll and the
 	// figures are from an earlier one.
 	Stale bool
+	// Trend and Spark come from the poller's history (History): the
+	// derived figures, and pending over the last minute in SparkBuckets
+	// buckets (each its highest value), oldest first, Gap where none.
+	Trend Trend
+	Spark []int32
+	// Past is the queue's whole past, for the queues read in detail.
+	Past *Series
 }
 
 // Load is pending plus active, what the heatmap's brightness shows.
@@ -92,6 +99,11 @@ type Snapshot struct {
 	DiscoveryComplete bool
 	Notes             []string // things the operator should know (replica reads refused, ...)
 	Poll              PollStats
+	// Totals over time: pending of every queue over the last minute, in
+	// SparkBuckets buckets, and its trend; a poll with a node not
+	// answering is a gap, since its total would be partial.
+	TotalSpark []int32
+	TotalTrend Trend
 }
 
 // Totals sums the queues.

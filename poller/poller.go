@@ -140,6 +140,9 @@ type Poller struct {
 	// the queue set and the plan are rebuilt only when what they derive
 	// from changed: a poll of an unchanged keyspace redoes none of it
 	qver uint64 // bumped when discovery changes the queue set
+	// hist and totals are the past of every queue and of the totals, from
+	// the polls alone
+	hist, totals *model.History
 	// discoverAll: DiscoverAll is running, so every poll walks a slice of
 	// each node's pass in measured pages, not the first pass alone
 	discoverAll bool
@@ -159,7 +162,8 @@ func New(c valkey.Client, opt Options) *Poller {
 	opt.defaults()
 	return &Poller{c: c, opt: opt, detail: map[string]bool{}, window: opt.Window,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{}}
+		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{},
+		hist: model.NewHistory(), totals: model.NewHistory()}
 }
 
 // Close stops the topology refresher; the client is the caller's.
@@ -349,7 +353,46 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	snap := p.assemble(topo, queues, results)
 	snap.Poll.Duration = time.Since(start)
 	snap.TakenAt = time.Now()
+	p.record(snap)
 	return snap, nil
+}
+
+// record puts a poll in the history and copies out what the screens need:
+// each queue's trend and sparkline, the detailed queues' whole past, the
+// totals'. A stale or failed queue is a gap, as are the totals while a
+// node does not answer (they would be partial).
+func (p *Poller) record(s *model.Snapshot) {
+	h, t := p.hist, p.totals
+	at := s.TakenAt.UnixMilli()
+	h.Begin(at)
+	t.Begin(at)
+	var tot [model.Metrics]int64
+	for i := range s.Queues {
+		q := &s.Queues[i]
+		tot[model.MPending] += q.Pending
+		tot[model.MActive] += q.Active
+		tot[model.MExpired] += q.Expired
+		tot[model.MScheduled] += q.Scheduled
+		if q.Stale || q.Err != "" {
+			continue
+		}
+		h.Put(q.Name, [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, max(0, q.OldestPendingAgeMs/1000)})
+	}
+	if up, all := s.NodesUp(); up == all && all > 0 {
+		t.Put("total", tot)
+	}
+	for i := range s.Queues {
+		q := &s.Queues[i]
+		q.Trend = h.Trend(q.Name)
+		q.Spark = h.Buckets(q.Name, model.MPending, model.SparkBuckets)
+		if q.Detail {
+			if past, ok := h.Series(q.Name); ok {
+				q.Past = &past
+			}
+		}
+	}
+	s.TotalSpark = t.Buckets("total", model.MPending, model.SparkBuckets)
+	s.TotalTrend = t.Trend("total")
 }
 
 // DiscoverAll runs discovery until every primary finished a full SCAN pass

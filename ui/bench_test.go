@@ -50,3 +50,20 @@ func BenchmarkFold(b *testing.B) {
 	}
 	_ = mm
 }
+
+// BenchmarkViewNewSnapshot: the first frame after a poll, when nothing
+// cached can be reused (the heatmap binned again, the trend chart drawn
+// again); each iteration hands the model a new snapshot, outside the timer.
+func BenchmarkViewNewSnapshot(b *testing.B) {
+	src := &fakeSource{snap: fixture(10000)}
+	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s := *src.snap
+		m.Update(snapshotMsg{external: true, snap: &s})
+		b.StartTimer()
+		_ = m.View()
+	}
+}

@@ -15,10 +15,10 @@ func bind(keys []string, k, h string) key.Binding {
 // GlobalKeys act wherever the focus is. R and D are actions, with a danger
 // mark: read-only switches every action off in one place (setActions).
 type GlobalKeys struct {
-	Next, Prev, Back, Filter, Sort, Reverse key.Binding
-	Pause, Faster, Slower, Narrow, Widen    key.Binding
-	RequeueAll, Drain                       key.Binding
-	Help, Quit, ForceQuit                   key.Binding
+	Next, Prev, Back, Filter, Sort, Reverse    key.Binding
+	Pause, Faster, Slower, Narrow, Widen, Span key.Binding
+	RequeueAll, Drain                          key.Binding
+	Help, Quit, ForceQuit                      key.Binding
 }
 
 func newGlobalKeys() GlobalKeys {
@@ -34,6 +34,7 @@ func newGlobalKeys() GlobalKeys {
 		Slower:     bind([]string{"-"}, "-", "poll less often"),
 		Narrow:     bind([]string{"<", ","}, "<", "narrow the lease timeline"),
 		Widen:      bind([]string{">", "."}, ">", "widen the lease timeline"),
+		Span:       bind([]string{"t"}, "t", "trend: the last minute or hour"),
 		RequeueAll: bind([]string{"R"}, "R", "requeue expired"),
 		Drain:      bind([]string{"D"}, "D", "drain queue"),
 		Help:       bind([]string{"?"}, "?", "help"),
@@ -49,7 +50,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse},
-		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen},
+		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span},
 		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}
 }

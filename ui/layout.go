@@ -20,6 +20,7 @@ type layout struct {
 	pending  rect // compact: pending and active share one tab box (jobs)
 	active   rect
 	timeline rect
+	trend    rect // w == 0 when there is no room for it
 	jobs     rect
 }
 
@@ -37,6 +38,9 @@ func computeLayout(w, h int) layout {
 		if h >= 50 {
 			topH, lowerH = 13, 14
 		}
+		if h >= 36 { // room for the trend pane beside the timeline
+			tlH = 8 + (h-36)/8
+		}
 		heatW := w * 58 / 100
 		l.heat = rect{0, y, heatW, topH}
 		l.nodes = rect{heatW, y, w - heatW, topH}
@@ -46,6 +50,10 @@ func computeLayout(w, h int) layout {
 		l.pending = rect{0, y + topH + qH, pw, lowerH}
 		l.active = rect{pw, y + topH + qH, w - pw, lowerH}
 		l.timeline = rect{0, y + topH + qH + lowerH, w, tlH}
+		if tlH >= 8 {
+			l.timeline.w = w / 2
+			l.trend = rect{w / 2, l.timeline.y, w - w/2, tlH}
+		}
 		return l
 	}
 	topH := 7
@@ -77,6 +85,7 @@ func (m *Model) placements() []placement {
 		{m.pending, func(l layout) rect { return l.pending }},
 		{m.active, func(l layout) rect { return l.active }},
 		{m.timeline, func(l layout) rect { return l.timeline }},
+		{m.trend, func(l layout) rect { return l.trend }},
 		{m.tabs, func(l layout) rect { return l.jobs }},
 	}
 }

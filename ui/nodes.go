@@ -58,6 +58,11 @@ func (p *nodesPane) View() string {
 				th.Bad.Render("failed: owns no slot (its replica took over)")))
 		}
 	}
+	if len(s.TotalSpark) > 0 {
+		p1, _, _ := s.Totals()
+		lines = append(lines, fmt.Sprintf("all queues %s %s pending · %s", sparkline(th, s.TotalSpark), human(p1),
+			th.Dim.Render(trendShort(s.TotalTrend))))
+	}
 	if s.ForeignCount > 0 {
 		lines = append(lines, th.Warn.Render(fmt.Sprintf("%d foreign keys (EchoMQ-like, outside the grammar)", s.ForeignCount)))
 	}
@@ -114,4 +119,12 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) st
 		line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))
 	}
 	return line
+}
+
+// trendShort is a trend in a few words: "growing +3.1/s net".
+func trendShort(t model.Trend) string {
+	if !t.NetOK {
+		return "trend: gathering"
+	}
+	return fmt.Sprintf("%s %+.1f/s net", t.Direction, t.PendingNet)
 }

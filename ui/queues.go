@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -193,18 +194,17 @@ func (l *queueList) View() string {
 	th := l.c.th
 	in := l.w - 2
 	common := commonHost(l.c.snap)
-	nameW := max(8, in-2-6-9-9-9-9-8-2)
-	showErr := in >= 110
-	if showErr {
-		nameW = min(40, max(8, nameW-30))
+	cols := l.columns(in)
+	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", cols.nameW, "NAME", "SLOT", "NODE", "PENDING", "ACTIVE", "EXPIRED", "OLDEST")
+	if cols.trend {
+		header += fmt.Sprintf("  %-*s", model.SparkBuckets+1, "TREND 1m")
 	}
-	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", nameW, "NAME", "SLOT", "NODE", "PENDING", "ACTIVE", "EXPIRED", "OLDEST")
-	if showErr {
+	if cols.status {
 		header += "  STATUS"
 	}
 	lines := []string{th.Header.Render(fit(header, in))}
 	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
-		lines = append(lines, l.row(&l.c.fold.Snap.Queues[l.view[i]], i == l.sel, nameW, in, common, showErr))
+		lines = append(lines, l.row(&l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols))
 	}
 	if len(l.view) == 0 {
 		msg := "no queues found yet (discovery scans the primaries a page per poll)"
@@ -220,7 +220,24 @@ func (l *queueList) View() string {
 	return box(l.border(), title, lines, l.w, l.h)
 }
 
-func (l *queueList) row(q *model.Queue, sel bool, nameW, in int, common string, showErr bool) string {
+// listColumns are the optional columns that fit a width, and the name's.
+type listColumns struct {
+	nameW         int
+	trend, status bool
+}
+
+func (l *queueList) columns(in int) listColumns {
+	c := listColumns{nameW: max(8, in-2-6-9-9-9-9-8-2), trend: in >= 90, status: in >= 110}
+	if c.trend {
+		c.nameW = max(8, c.nameW-model.SparkBuckets-3)
+	}
+	if c.status {
+		c.nameW = min(40, max(8, c.nameW-30))
+	}
+	return c
+}
+
+func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols listColumns) string {
 	th := l.c.th
 	mark := "  "
 	if sel {
@@ -234,8 +251,11 @@ func (l *queueList) row(q *model.Queue, sel bool, nameW, in int, common string, 
 	if q.Expired > 0 {
 		exp = th.Warn.Render(exp)
 	}
-	line := mark + fit(textgate.Text(q.Name), nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
+	line := mark + fit(textgate.Text(q.Name), cols.nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
 		human(q.Pending), human(q.Active)) + exp + fmt.Sprintf(" %7s", oldest)
+	if cols.trend {
+		line += "  " + fit(sparkline(th, q.Spark), model.SparkBuckets) + directionMark(th, q.Trend.Direction)
+	}
 	status := ""
 	switch {
 	case q.Err != "":
@@ -243,10 +263,10 @@ func (l *queueList) row(q *model.Queue, sel bool, nameW, in int, common string, 
 	case q.Stale:
 		status = th.Dim.Render("stale: its node did not answer")
 	}
-	if showErr {
+	if cols.status {
 		line += "  " + status
-	} else if status != "" {
-		line = mark[:1] + "!" + line[2:]
+	} else if status != "" { // no room for the status: a mark says there is one
+		line = strings.TrimSuffix(mark, " ") + "!" + strings.TrimPrefix(line, mark)
 	}
 	switch {
 	case sel && l.focused:

@@ -69,6 +69,7 @@ type Model struct {
 	active   *jobsPane
 	timeline *timeline
 	tabs     *jobTabs // the compact layout's pending/active/timeline box
+	trend    *trendPane
 
 	// overlays, at most one of each; the dialog is above the detail
 	detail   *detailView
@@ -109,7 +110,7 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	c := &common{th: th, now: opt.Now}
 	m := &Model{opt: opt, c: c, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
 		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
-		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}}
+		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}, trend: &trendPane{c: c}}
 	m.tabs = &jobTabs{pending: m.pending, active: m.active, timeline: m.timeline}
 	m.help = help.New()
 	m.help.Styles.ShortKey, m.help.Styles.ShortDesc = th.HelpKey, th.HelpDesc

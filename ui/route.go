@@ -101,6 +101,8 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		m.setWindow(m.window / 2)
 	case key.Matches(msg, k.Widen):
 		m.setWindow(m.window * 2)
+	case key.Matches(msg, k.Span):
+		m.trend.long = !m.trend.long
 	case bound(msg, k.RequeueAll), bound(msg, k.Drain):
 		return m.startBatch(msg)
 	}

@@ -1,0 +1,232 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// refPoll is one poll as the reference keeps it: every value, or a gap.
+type refPoll struct {
+	at   int64
+	vals map[string][Metrics]int64 // a series absent here has a gap
+}
+
+// reference computes what History must hold from every poll, the slow way.
+func reference(polls []refPoll, name string) Series {
+	var s Series
+	start := max(0, len(polls)-FineN)
+	for _, p := range polls[start:] {
+		x := Sample{AtMs: p.at}
+		v, ok := p.vals[name]
+		for m := range x.V {
+			x.V[m] = Gap
+			if ok {
+				x.V[m] = clamp32(v[m])
+			}
+		}
+		s.Fine = append(s.Fine, x)
+	}
+	step := CoarseStep.Milliseconds()
+	var buckets []Bucket
+	for _, p := range polls {
+		b := p.at - p.at%step
+		if len(buckets) == 0 || buckets[len(buckets)-1].AtMs != b {
+			buckets = append(buckets, Bucket{AtMs: b, PendMin: Gap, PendMax: Gap, Pending: Gap, Active: Gap, Expired: Gap, OldestS: Gap})
+		}
+		v, ok := p.vals[name]
+		if !ok {
+			continue
+		}
+		bk := &buckets[len(buckets)-1]
+		pv := clamp32(v[MPending])
+		if bk.PendMin == Gap || pv < bk.PendMin {
+			bk.PendMin = pv
+		}
+		bk.PendMax = max(bk.PendMax, pv)
+		bk.Pending, bk.Active, bk.Expired, bk.OldestS = pv, clamp32(v[MActive]), clamp32(v[MExpired]), clamp32(v[MOldest])
+	}
+	s.Coarse = buckets[max(0, len(buckets)-CoarseN):]
+	return s
+}
+
+// The ring buffers and the downsampling hold to the reference over polls
+// at uneven intervals, with gaps, series appearing late, and more polls
+// and minutes than either ring holds.
+func TestHistoryHoldsToTheReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := NewHistory()
+	var polls []refPoll
+	at := int64(1_700_000_000_000)
+	names := []string{"orders", "fills", "late"}
+	for i := 0; i < 3000; i++ {
+		at += 300 + rng.Int64N(3000)
+		p := refPoll{at: at, vals: map[string][Metrics]int64{}}
+		h.Begin(at)
+		for j, n := range names {
+			if (n == "late" && i < 700) || rng.IntN(10) == 0 {
+				continue // not there yet, or its node did not answer: a gap
+			}
+			v := [Metrics]int64{rng.Int64N(1000), rng.Int64N(50), rng.Int64N(5), rng.Int64N(3), int64(j * i)}
+			if rng.IntN(100) == 0 {
+				v[MPending] = 1 << 40 // saturates
+			}
+			p.vals[n] = v
+			h.Put(n, v)
+		}
+		polls = append(polls, p)
+		if i%97 != 0 && i != 2999 {
+			continue
+		}
+		for _, n := range names {
+			got, ok := h.Series(n)
+			if !ok {
+				if n == "late" && i < 700 {
+					continue
+				}
+				t.Fatalf("poll %d: no series %s", i, n)
+			}
+			want := reference(polls, n) // before "late" appeared, gaps in both
+			if !equalSeries(got, want) {
+				t.Fatalf("poll %d, %s: fine %d/%d coarse %d/%d samples differ from the reference", i, n,
+					len(got.Fine), len(want.Fine), len(got.Coarse), len(want.Coarse))
+			}
+		}
+	}
+	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != h.fine[MPending][h.ids["orders"]*FineN+h.fineHead] {
+		t.Errorf("spark %v", sp)
+	}
+}
+
+func equalSeries(a, b Series) bool {
+	if len(a.Fine) != len(b.Fine) || len(a.Coarse) != len(b.Coarse) {
+		return false
+	}
+	for i := range a.Fine {
+		if a.Fine[i] != b.Fine[i] {
+			return false
+		}
+	}
+	for i := range a.Coarse {
+		if a.Coarse[i] != b.Coarse[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// feed records a series at one poll a second for n seconds from value f(i).
+func feed(h *History, at *int64, n int, f func(i int) (int64, bool)) {
+	for i := 0; i < n; i++ {
+		*at += 1000
+		h.Begin(*at)
+		if v, ok := f(i); ok {
+			h.Put("q", [Metrics]int64{MPending: v})
+		}
+	}
+}
+
+func TestTrendOnSyntheticSeries(t *testing.T) {
+	start := int64(1_700_000_000_000)
+	cases := []struct {
+		name   string
+		f      func(i int) (int64, bool)
+		dir    Direction
+		net    float64 // pending net per second
+		emptyS float64 // seconds to empty, 0 for none
+	}{
+		{"steady", func(int) (int64, bool) { return 100, true }, Steady, 0, 0},
+		{"linear growth", func(i int) (int64, bool) { return 50 + 2*int64(i), true }, Growing, 2, 0},
+		{"drain", func(i int) (int64, bool) { return max(0, 2000-5*int64(i)), true }, Shrinking, -5, 101}, // 505 left at 5/s
+		{"noise around a level", func(i int) (int64, bool) { return 100 + int64([]int{0, 3, -2, 4, -3, 1}[i%6]), true }, Steady, 0, 0},
+		{"growth with gaps", func(i int) (int64, bool) { return 10 + int64(i), i%4 != 1 }, Growing, 1, 0},
+	}
+	for _, tc := range cases {
+		h, at := NewHistory(), start
+		feed(h, &at, 300, tc.f)
+		tr := h.Trend("q")
+		if !tr.NetOK || tr.Direction != tc.dir || math.Abs(tr.PendingNet-tc.net) > 0.25 {
+			t.Errorf("%s: %s, net %.2f/s (ok %v); want %s, %.2f/s", tc.name, tr.Direction, tr.PendingNet, tr.NetOK, tc.dir, tc.net)
+		}
+		if got := tr.EmptyIn.Seconds(); math.Abs(got-tc.emptyS) > 0.1*tc.emptyS+1 {
+			t.Errorf("%s: empty in %v, want %vs", tc.name, tr.EmptyIn, tc.emptyS)
+		}
+	}
+	// a drain that empties: the ETA reaches zero, and then says nothing
+	h, at := NewHistory(), start
+	feed(h, &at, 400, func(i int) (int64, bool) { return max(0, 1000-5*int64(i)), true })
+	if tr := h.Trend("q"); tr.EmptyIn != 0 {
+		t.Errorf("an empty queue still has an ETA: %v", tr.EmptyIn)
+	}
+	// too little past: no direction
+	h, at = NewHistory(), start
+	feed(h, &at, 5, func(i int) (int64, bool) { return int64(i), true })
+	if tr := h.Trend("q"); tr.NetOK || tr.Direction != Unknown {
+		t.Errorf("5s of past gave %+v", tr)
+	}
+}
+
+func TestSinceExpiredZero(t *testing.T) {
+	h, at := NewHistory(), int64(1_700_000_000_000)
+	put := func(n int, exp int64) {
+		for i := 0; i < n; i++ {
+			at += 1000
+			h.Begin(at)
+			h.Put("q", [Metrics]int64{MExpired: exp})
+		}
+	}
+	put(30, 0)
+	if tr := h.Trend("q"); tr.SinceExpiredZero != 0 {
+		t.Errorf("expired zero: %v", tr.SinceExpiredZero)
+	}
+	put(20, 3)
+	if tr := h.Trend("q"); tr.SinceExpiredZero != 20*time.Second || tr.AtLeast {
+		t.Errorf("20s after the last zero: %v (at least %v)", tr.SinceExpiredZero, tr.AtLeast)
+	}
+	h = NewHistory()
+	put(10, 2)
+	if tr := h.Trend("q"); tr.SinceExpiredZero != 9*time.Second || !tr.AtLeast {
+		t.Errorf("never zero: %v (at least %v)", tr.SinceExpiredZero, tr.AtLeast)
+	}
+}
+
+// BenchmarkHistory records polls of 10,000 and 50,000 queues and reports
+// the memory the history holds (after a GC) and the time of one poll's
+// recording:
+//
+//	go test ./model -run x -bench History -benchtime 100x
+func BenchmarkHistory(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("queues=%d", n), func(b *testing.B) {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("tenant-%05d", i)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			h := NewHistory()
+			at := int64(1_700_000_000_000)
+			record := func() {
+				at += 1000
+				h.Begin(at)
+				for i, q := range names {
+					h.Put(q, [Metrics]int64{int64(i), 1, 0, 0, 5})
+				}
+			}
+			record()
+			b.ResetTimer()
+			for b.Loop() {
+				record()
+			}
+			b.StopTimer()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
+			runtime.KeepAlive(h)
+		})
+	}
+}

@@ -1,0 +1,180 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Trend is what a series' past says now. EchoMQ keeps no counters of jobs
+// enqueued or finished, so every rate here is a net flow (what came in less
+// what went out), never throughput.
+type Trend struct {
+	// PendingNet and ActiveNet are the net change per second over the last
+	// minute (or what there is of it, at least TrendMin); ok only then.
+	PendingNet, ActiveNet float64
+	NetOK                 bool
+	Direction             Direction
+	// EmptyIn is when pending reaches zero at the rate of the last five
+	// minutes (or what there is of them), where pending is falling; 0
+	// when it is not falling or already empty. RateOver is that window.
+	EmptyIn, RateOver time.Duration
+	// SinceExpiredZero: how long the expired count has been above zero (0
+	// while it is zero); AtLeast when it has never been seen at zero.
+	SinceExpiredZero time.Duration
+	AtLeast          bool
+}
+
+// Direction words a net change.
+type Direction int
+
+// The directions; Unknown until there is TrendMin of past.
+const (
+	Unknown Direction = iota
+	Steady
+	Growing
+	Shrinking
+)
+
+func (d Direction) String() string {
+	return [...]string{"–", "steady", "growing", "shrinking"}[d]
+}
+
+// TrendMin is the least past a net rate is computed from.
+const TrendMin = 10 * time.Second
+
+// Trend derives a series' figures at the latest poll.
+func (h *History) Trend(name string) Trend {
+	var t Trend
+	id, ok := h.ids[name]
+	if !ok {
+		return t
+	}
+	t.PendingNet, t.NetOK = h.netRate(id, MPending, time.Minute)
+	t.ActiveNet, _ = h.netRate(id, MActive, time.Minute)
+	if t.NetOK {
+		t.Direction = direction(t.PendingNet*60, h.mean(id, MPending))
+	}
+	now := h.fine[MPending][id*FineN+h.fineHead]
+	if rate, over, ok := h.longRate(id); ok && now != Gap {
+		t.RateOver = over
+		if rate < 0 && now > 0 {
+			t.EmptyIn = time.Duration(float64(now) / -rate * float64(time.Second))
+		}
+	}
+	switch exp := h.fine[MExpired][id*FineN+h.fineHead]; {
+	case exp == Gap || exp == 0:
+	case h.lastZero[id] < 0:
+		t.SinceExpiredZero, t.AtLeast = time.Duration(h.nowMs-h.firstAt[id])*time.Millisecond, true
+	default:
+		t.SinceExpiredZero = time.Duration(h.nowMs-h.lastZero[id]) * time.Millisecond
+	}
+	return t
+}
+
+// direction: a change over a minute counts when it is at least 3 jobs and
+// at least 10% of the series' mean, so noise around a level is steady.
+func direction(perMinute, mean float64) Direction {
+	if math.Abs(perMinute) < max(3, 0.1*mean) {
+		return Steady
+	}
+	if perMinute > 0 {
+		return Growing
+	}
+	return Shrinking
+}
+
+// netRate is (last − first)/Δt over the fine samples of the last window,
+// gaps skipped; ok when they span TrendMin at least.
+func (h *History) netRate(id, m int, window time.Duration) (float64, bool) {
+	var firstV, lastV int32
+	var firstT, lastT int64
+	found := false
+	for k := FineN - 1; k >= 0; k-- { // oldest first
+		slot := (h.fineHead - k + FineN) % FineN
+		at, v := h.fineAt[slot], h.fine[m][id*FineN+slot]
+		if at == 0 || v == Gap || h.nowMs-at > window.Milliseconds() {
+			continue
+		}
+		if !found {
+			firstV, firstT, found = v, at, true
+		}
+		lastV, lastT = v, at
+	}
+	span := time.Duration(lastT-firstT) * time.Millisecond
+	if !found || span < TrendMin {
+		return 0, false
+	}
+	return float64(lastV-firstV) / span.Seconds(), true
+}
+
+// mean is the mean of a metric over the fine samples.
+func (h *History) mean(id, m int) float64 {
+	var sum, n float64
+	for slot := 0; slot < FineN; slot++ {
+		if v := h.fine[m][id*FineN+slot]; h.fineAt[slot] != 0 && v != Gap {
+			sum += float64(v)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
+}
+
+// longRate is pending's net rate over the last five minutes: from the
+// coarse bucket about five minutes back (its last value) to now, or, with
+// less past, over the fine samples.
+func (h *History) longRate(id int) (float64, time.Duration, bool) {
+	now := h.fine[MPending][id*FineN+h.fineHead]
+	for k := 5; k >= 1; k-- {
+		b := (h.coarseHd - k + CoarseN) % CoarseN
+		v := h.coarse[cPendLast][id*CoarseN+b]
+		if h.coarseAt[b] == 0 || v == Gap || now == Gap {
+			continue
+		}
+		// the bucket's last value is at most a step old at its end
+		at := h.coarseAt[b] + CoarseStep.Milliseconds()
+		over := time.Duration(h.nowMs-at) * time.Millisecond
+		if over >= TrendMin {
+			return float64(now-v) / over.Seconds(), over, true
+		}
+	}
+	r, ok := h.netRate(id, MPending, time.Minute)
+	if !ok {
+		return 0, 0, false
+	}
+	var first int64
+	for k := FineN - 1; k >= 0; k-- {
+		slot := (h.fineHead - k + FineN) % FineN
+		if at := h.fineAt[slot]; at != 0 && h.fine[MPending][id*FineN+slot] != Gap && h.nowMs-at <= time.Minute.Milliseconds() {
+			first = at
+			break
+		}
+	}
+	return r, time.Duration(h.nowMs-first) * time.Millisecond, true
+}
+
+// Words says a trend in plain words: "growing +2.1/s net", "empty in ~4m
+// at the last 5m's rate".
+func (t Trend) Words() string {
+	if !t.NetOK {
+		return "trend: not enough past yet"
+	}
+	s := fmt.Sprintf("%s, pending %+.1f/s net", t.Direction, t.PendingNet)
+	if t.EmptyIn > 0 {
+		s += fmt.Sprintf(" · empty in ~%s at the last %s's rate", roundDur(t.EmptyIn), roundDur(t.RateOver))
+	}
+	return s
+}
+
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Hour:
+		return d.Round(time.Minute)
+	case d >= time.Minute:
+		return d.Round(10 * time.Second)
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tslc "github.com/NimbleMarkets/ntcharts/linechart/timeserieslinechart"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
+)
+
+// trendPane is the selected queue's past: pending and active over the last
+// minute (every poll) or the last hour (a bucket a minute: pending's
+// highest, and its last), with a time axis and a y-scale, and the trend in
+// words under it. Its span is switched by a global key (t), since the pane
+// takes no focus. The chart is ntcharts' time-series line chart in braille;
+// a mono or dumb terminal gets ASCII sparklines with their scale instead.
+type trendPane struct {
+	c    *common
+	w, h int
+	long bool // the hour, not the minute
+	// the last frame, kept while its inputs stay: frames between polls
+	// draw no chart again
+	cache    string
+	cacheKey trendKey
+}
+
+type trendKey struct {
+	snap *model.Snapshot
+	sel  string
+	long bool
+	w, h int
+}
+
+func (p *trendPane) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *trendPane) Update(tea.Msg) tea.Cmd    { return nil }
+func (p *trendPane) ShortHelp() []key.Binding  { return nil }
+func (p *trendPane) FullHelp() [][]key.Binding { return nil }
+
+func (p *trendPane) span() time.Duration {
+	if p.long {
+		return time.Hour
+	}
+	return time.Minute
+}
+
+func (p *trendPane) View() string {
+	k := trendKey{snap: p.c.snap, long: p.long, w: p.w, h: p.h}
+	if p.c.sel != nil {
+		k.sel = p.c.sel.Name
+	}
+	if k != p.cacheKey || p.cache == "" {
+		p.cache, p.cacheKey = p.draw(), k
+	}
+	return p.cache
+}
+
+func (p *trendPane) draw() string {
+	th := p.c.th
+	q := p.c.sel
+	title := "Trend"
+	if q == nil {
+		return box(th.Border, title, nil, p.w, p.h)
+	}
+	title += fmt.Sprintf(" · %s · last %s (t: %s)", textgate.Bounded(q.Name, 30), ago(p.span()), map[bool]string{false: "1h", true: "1m"}[p.long])
+	if q.Past == nil || len(q.Past.Fine) < 2 {
+		return box(th.Border, title, []string{th.Dim.Render(" gathering its past: a figure a poll…")}, p.w, p.h)
+	}
+	in, rows := p.w-2, p.h-2
+	pend, act := p.points(q.Past)
+	var lines []string
+	if th.Glyphs {
+		lines = p.ascii(pend, act, in, rows-1)
+	} else {
+		lines = p.chart(pend, act, in, rows-1)
+	}
+	for len(lines) < rows-1 {
+		lines = append(lines, "")
+	}
+	words := q.Trend.Words()
+	if q.Trend.SinceExpiredZero > 0 {
+		at := ""
+		if q.Trend.AtLeast {
+			at = "at least "
+		}
+		words += fmt.Sprintf(" · expired for %s%s", at, ago(q.Trend.SinceExpiredZero))
+	}
+	lines = append(lines[:rows-1], th.Dim.Render(" "+words))
+	return box(th.Border, title, lines, p.w, p.h)
+}
+
+// points are pending's and active's points over the span, split into runs
+// at gaps (a poll without a value is drawn as nothing, never as zero).
+func (p *trendPane) points(s *model.Series) (pend, act [][]tslc.TimePoint) {
+	type pt struct {
+		at   int64
+		p, a int32
+	}
+	var pts []pt
+	if p.long {
+		for _, b := range s.Coarse {
+			pts = append(pts, pt{b.AtMs, b.PendMax, b.Active})
+		}
+	} else {
+		for _, x := range s.Fine {
+			pts = append(pts, pt{x.AtMs, x.V[model.MPending], x.V[model.MActive]})
+		}
+	}
+	var rp, ra []tslc.TimePoint
+	flush := func() {
+		if len(rp) > 0 {
+			pend, act = append(pend, rp), append(act, ra)
+		}
+		rp, ra = nil, nil
+	}
+	for _, x := range pts {
+		if x.p == model.Gap {
+			flush()
+			continue
+		}
+		t := time.UnixMilli(x.at)
+		rp = append(rp, tslc.TimePoint{Time: t, Value: float64(x.p)})
+		ra = append(ra, tslc.TimePoint{Time: t, Value: float64(max(0, x.a))})
+	}
+	flush()
+	return pend, act
+}
+
+// chart draws the runs in braille with a time axis (seconds or minutes
+// before now) and a y-scale from zero.
+func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
+	th := p.c.th
+	now := p.c.snap.TakenAt
+	peak := 1.0
+	for _, runs := range [][][]tslc.TimePoint{pend, act} {
+		for _, r := range runs {
+			for _, x := range r {
+				peak = max(peak, x.Value)
+			}
+		}
+	}
+	rel := func(_ int, v float64) string { return "−" + ago(now.Sub(time.Unix(int64(v), 0)).Round(time.Second)) }
+	h-- // the legend's row
+	c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
+		tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(now.Add(-p.span()), now), tslc.WithYRange(0, peak*1.1),
+		tslc.WithXYSteps(3, 2))
+	c.SetViewTimeAndYRange(now.Add(-p.span()), now, 0, peak*1.1)
+	var names []string
+	for i, runs := range [][][]tslc.TimePoint{act, pend} { // pending drawn last, on top
+		for k, r := range runs {
+			name := fmt.Sprintf("%d-%d", i, k)
+			names = append(names, name)
+			c.SetDataSetStyle(name, [2]lipglossStyle{th.Good, th.Title}[i])
+			for _, x := range r {
+				c.PushDataSet(name, x)
+			}
+		}
+	}
+	c.DrawBrailleDataSets(names)
+	lines := strings.Split(c.View(), "\n")
+	legend := " " + th.Title.Render("⣿ pending") + "  " + th.Good.Render("⣿ active")
+	return append([]string{legend}, lines...)
+}
+
+// ascii draws pending and active as sparklines, each with its range.
+func (p *trendPane) ascii(pend, act [][]tslc.TimePoint, w, h int) []string {
+	row := func(label string, runs [][]tslc.TimePoint) string {
+		var vs []int32
+		lo, hi := -1.0, 0.0
+		for k, r := range runs {
+			if k > 0 {
+				vs = append(vs, model.Gap)
+			}
+			for _, x := range r {
+				vs = append(vs, int32(x.Value))
+				if lo < 0 || x.Value < lo {
+					lo = x.Value
+				}
+				hi = max(hi, x.Value)
+			}
+		}
+		vs = vs[max(0, len(vs)-(w-24)):]
+		return fmt.Sprintf(" %-8s %s  %s..%s", label, sparkline(p.c.th, vs), human(int64(max(0, lo))), human(int64(hi)))
+	}
+	lines := []string{row("pending", pend), row("active", act)}
+	return lines[:min(len(lines), h)]
+}
+
+// lipglossStyle names the style type the chart takes.
+type lipglossStyle = borderStyle
