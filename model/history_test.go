@@ -230,3 +230,18 @@ func BenchmarkHistory(b *testing.B) {
 		})
 	}
 }
+
+// A slow, steady growth (a job every 10 s, as the demo's unserved tenants)
+// is growing; a level that jitters by a job or two is steady.
+func TestSlowGrowthAndJitter(t *testing.T) {
+	h, at := NewHistory(), int64(1_700_000_000_000)
+	feed(h, &at, 70, func(i int) (int64, bool) { return 1 + int64(i/10), true })
+	if tr := h.Trend("q"); tr.Direction != Growing {
+		t.Errorf("a job every 10s: %s (%+.3f/s)", tr.Direction, tr.PendingNet)
+	}
+	h = NewHistory()
+	feed(h, &at, 70, func(i int) (int64, bool) { return int64([]int{0, 2, 1, 0, 2, 0, 1}[i%7]), true })
+	if tr := h.Trend("q"); tr.Direction != Steady {
+		t.Errorf("jitter between 0 and 2: %s (%+.3f/s)", tr.Direction, tr.PendingNet)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // what went out), never throughput.
 type Trend struct {
 	// PendingNet and ActiveNet are the net change per second over the last
-	// minute (or what there is of it, at least TrendMin); ok only then.
+	// minute (the slope of a least-squares line through the polls, or what
+	// there is of them, at least TrendMin); ok only then.
 	PendingNet, ActiveNet float64
 	NetOK                 bool
 	Direction             Direction
@@ -50,10 +51,11 @@ func (h *History) Trend(name string) Trend {
 	if !ok {
 		return t
 	}
-	t.PendingNet, t.NetOK = h.netRate(id, MPending, time.Minute)
-	t.ActiveNet, _ = h.netRate(id, MActive, time.Minute)
+	var r2 float64
+	t.PendingNet, r2, t.NetOK = h.netRate(id, MPending, time.Minute)
+	t.ActiveNet, _, _ = h.netRate(id, MActive, time.Minute)
 	if t.NetOK {
-		t.Direction = direction(t.PendingNet*60, h.mean(id, MPending))
+		t.Direction = direction(t.PendingNet*60, r2, h.mean(id, MPending))
 	}
 	now := h.fine[MPending][id*FineN+h.fineHead]
 	if rate, over, ok := h.longRate(id); ok && now != Gap {
@@ -72,10 +74,12 @@ func (h *History) Trend(name string) Trend {
 	return t
 }
 
-// direction: a change over a minute counts when it is at least 3 jobs and
-// at least 10% of the series' mean, so noise around a level is steady.
-func direction(perMinute, mean float64) Direction {
-	if math.Abs(perMinute) < max(3, 0.1*mean) {
+// direction: a change over a minute counts when the line fits the samples
+// (r² >= 0.6: the trend, not noise around a level, explains them) and it
+// is at least 1.5 jobs and 10% of the series' mean, so a slow, steady
+// growth shows and a level that jitters stays steady.
+func direction(perMinute, r2, mean float64) Direction {
+	if r2 < 0.6 || math.Abs(perMinute) < max(1.5, 0.1*mean) {
 		return Steady
 	}
 	if perMinute > 0 {
@@ -84,28 +88,38 @@ func direction(perMinute, mean float64) Direction {
 	return Shrinking
 }
 
-// netRate is (last − first)/Δt over the fine samples of the last window,
-// gaps skipped; ok when they span TrendMin at least.
-func (h *History) netRate(id, m int, window time.Duration) (float64, bool) {
-	var firstV, lastV int32
-	var firstT, lastT int64
-	found := false
+// netRate is the slope of a least-squares line through the fine samples
+// of the last window, per second (gaps skipped), and its r²; ok when they
+// span TrendMin at least.
+func (h *History) netRate(id, m int, window time.Duration) (slope, r2 float64, ok bool) {
+	var n, sx, sy, sxx, sxy, syy float64
+	var first, last int64
 	for k := FineN - 1; k >= 0; k-- { // oldest first
 		slot := (h.fineHead - k + FineN) % FineN
 		at, v := h.fineAt[slot], h.fine[m][id*FineN+slot]
 		if at == 0 || v == Gap || h.nowMs-at > window.Milliseconds() {
 			continue
 		}
-		if !found {
-			firstV, firstT, found = v, at, true
+		if n == 0 {
+			first = at
 		}
-		lastV, lastT = v, at
+		last = at
+		x, y := float64(at-h.nowMs)/1000, float64(v)
+		n++
+		sx, sy, sxx, sxy, syy = sx+x, sy+y, sxx+x*x, sxy+x*y, syy+y*y
 	}
-	span := time.Duration(lastT-firstT) * time.Millisecond
-	if !found || span < TrendMin {
-		return 0, false
+	if n < 2 || time.Duration(last-first)*time.Millisecond < TrendMin {
+		return 0, 0, false
 	}
-	return float64(lastV-firstV) / span.Seconds(), true
+	vx, vy, cxy := sxx-sx*sx/n, syy-sy*sy/n, sxy-sx*sy/n
+	if vx == 0 {
+		return 0, 0, false
+	}
+	slope = cxy / vx
+	if vy == 0 {
+		return slope, 0, true // a flat line: no trend to explain
+	}
+	return slope, cxy * cxy / (vx * vy), true
 }
 
 // mean is the mean of a metric over the fine samples.
@@ -141,7 +155,7 @@ func (h *History) longRate(id int) (float64, time.Duration, bool) {
 			return float64(now-v) / over.Seconds(), over, true
 		}
 	}
-	r, ok := h.netRate(id, MPending, time.Minute)
+	r, _, ok := h.netRate(id, MPending, time.Minute)
 	if !ok {
 		return 0, 0, false
 	}

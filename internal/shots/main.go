@@ -47,6 +47,9 @@ var scenes = []scene{
 	{name: "detail", title: "A job's detail: attempts that are not a number, a payload of terminal escapes made visible",
 		keys:  [][]string{{"Escape"}, {"/"}, {"l", "e", "g", "a", "c", "y"}, {"Enter"}, {"BTab"}, {"j"}, {"Enter"}},
 		after: [][]string{{"Escape"}}},
+	{name: "trend", title: "Sorted by growth: the trend column, and the trend pane of the fastest-growing queue",
+		keys:  [][]string{{"Escape"}, {"Escape"}, {"Tab"}, {"s", "s", "s", "s"}, {"g"}},
+		after: [][]string{}},
 }
 
 func run(name string, args ...string) (string, error) {
@@ -59,7 +62,7 @@ func run(name string, args ...string) (string, error) {
 
 func main() {
 	out := flag.String("out", "screenshots", "directory for the images")
-	warm := flag.Duration("warm", 25*time.Second, "let the demo run this long first (stuck jobs need a lease to run out)")
+	warm := flag.Duration("warm", 45*time.Second, "let the demo run this long first (stuck jobs need a lease to run out, trends a minute of polls)")
 	flag.Parse()
 	if err := shoot(*out, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "shots:", err)
