@@ -74,21 +74,20 @@ func (h *History) Begin(ms int64) {
 	h.nowMs = ms
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
-	for m := range h.fine {
-		col := h.fine[m]
-		for i := h.fineHead; i < len(col); i += FineN {
-			col[i] = Gap
-		}
-	}
+	gaps(h.fine[:], h.fineHead, FineN)
 	start := ms - ms%CoarseStep.Milliseconds()
 	if h.coarseAt[h.coarseHd] != start {
 		h.coarseHd = (h.coarseHd + 1) % CoarseN
 		h.coarseAt[h.coarseHd] = start
-		for c := range h.coarse {
-			col := h.coarse[c]
-			for i := h.coarseHd; i < len(col); i += CoarseN {
-				col[i] = Gap
-			}
+		gaps(h.coarse[:], h.coarseHd, CoarseN)
+	}
+}
+
+// gaps sets slot of every series (a stride of n) of every column to Gap.
+func gaps(cols [][]int32, slot, n int) {
+	for _, col := range cols {
+		for i := slot; i < len(col); i += n {
+			col[i] = Gap
 		}
 	}
 }

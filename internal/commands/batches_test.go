@@ -17,6 +17,24 @@ import (
 	"github.com/echomq/emqtop/poller"
 )
 
+// actionsOn connects to addr with timeout and makes the audited actions,
+// closed when the test ends.
+func actionsOn(t *testing.T, addr string, timeout time.Duration, audit string) *actions {
+	t.Helper()
+	cfg := poller.Config{Addrs: []string{addr}, Timeout: timeout}
+	pc, err := poller.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pc.Close)
+	a, err := newActions(pc, cfg, audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
 // stopAfter is a context whose Err turns Canceled after it was asked n
 // times: a signal that arrives after the n-th batch.
 type stopAfter struct {
@@ -47,17 +65,7 @@ func TestRequeueExpiredAuditsEachBatch(t *testing.T) {
 	}
 	time.Sleep(5 * time.Millisecond)
 	audit := filepath.Join(t.TempDir(), "a.log")
-	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
-	pc, err := poller.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	a, err := newActions(pc, cfg, audit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := actionsOn(t, cl.Nodes[0].Addr(), 2*time.Second, audit)
 
 	// stopped after the first batch: 1,000 moved, one line on record
 	stop := &stopAfter{Context: ctx}
@@ -108,18 +116,9 @@ func TestDrainTimeoutIsUnknown(t *testing.T) {
 	}
 	addr := cl.Nodes[owner].Addr()
 	audit := filepath.Join(t.TempDir(), "a.log")
-	cfg := poller.Config{Addrs: []string{addr}, Timeout: 300 * time.Millisecond}
-	pc, err := poller.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	a, err := newActions(pc, cfg, audit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if ok, err := poller.QueueExists(ctx, pc, q); !ok || err != nil { // the connection is up
+	a := actionsOn(t, addr, 300*time.Millisecond, audit)
+	cfg := poller.Config{Timeout: 300 * time.Millisecond}
+	if ok, err := poller.QueueExists(ctx, a.c, q); !ok || err != nil { // the connection is up
 		t.Fatalf("exists %v %v", ok, err)
 	}
 	if err := cl.Pause(owner); err != nil {
