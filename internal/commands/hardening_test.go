@@ -129,7 +129,7 @@ func TestHostileErrorText(t *testing.T) {
 // Column widths count display cells: CJK and emoji names keep the columns
 // aligned.
 func TestTableCountsCells(t *testing.T) {
-	var tb table
+	tb := table{left: map[int]bool{0: true}}
 	tb.row("QUEUE", "PENDING")
 	tb.row("注文キュー", "1")
 	tb.row("orders🚀", "22")

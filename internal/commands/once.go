@@ -186,7 +186,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		textgate.Text(s.Target), up, total, len(s.Queues), p, a, e, textgate.Text(version),
 		time.UnixMilli(s.ServerTimeMs).UTC().Format("2006-01-02 15:04:05.000Z"))
 	fmt.Fprintln(w)
-	var nodes table
+	nodes := table{left: map[int]bool{0: true, 1: true, 8: true}}
 	nodes.row("NODE", "ROLE", "SLOTS", "QUEUES", "PENDING", "ACTIVE", "EXPIRED", "LATENCY", "STATUS")
 	for _, n := range s.Nodes {
 		status := n.Health
@@ -198,7 +198,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	}
 	nodes.write(w)
 	fmt.Fprintln(w)
-	var queues table
+	queues := table{left: map[int]bool{0: true, 2: true, 8: true}}
 	queues.row("QUEUE", "SLOT", "NODE", "PENDING", "ACTIVE", "SCHEDULED", "EXPIRED", "OLDEST", "ERROR")
 	for _, q := range s.Queues {
 		oldest := "–"

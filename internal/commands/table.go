@@ -15,6 +15,7 @@ import (
 // through a table.
 type table struct {
 	rows [][]string
+	left map[int]bool // the columns aligned left
 }
 
 func (t *table) row(cells ...string) {
@@ -37,8 +38,12 @@ func (t *table) write(w io.Writer) error {
 	var b strings.Builder
 	for _, r := range t.rows {
 		for i, c := range r {
-			b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)))
-			b.WriteString(c)
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(c))
+			if t.left[i] {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
 			b.WriteString("  ")
 		}
 		b.WriteByte('\n')
