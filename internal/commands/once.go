@@ -62,6 +62,7 @@ type jsonQueue struct {
 	Stale              bool       `json:"stale,omitempty"`
 	PendingJobs        *[]jsonJob `json:"pending_jobs,omitempty"` // only with --jobs
 	ActiveJobs         *[]jsonJob `json:"active_jobs,omitempty"`
+	Trend              *jsonTrend `json:"trend,omitempty"` // only with --watch
 }
 
 type jsonJob struct {

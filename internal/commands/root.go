@@ -17,6 +17,7 @@ type rootFlags struct {
 	conn     connFlags
 	once     bool
 	json     bool
+	watch    bool
 	queues   string
 	interval time.Duration
 	readOnly bool
@@ -30,7 +31,8 @@ type rootFlags struct {
 func (r *rootFlags) register(fs *flag.FlagSet) {
 	r.conn.register(fs)
 	fs.BoolVar(&r.once, "once", false, "print one snapshot and exit")
-	fs.BoolVar(&r.json, "json", false, "with --once: print JSON")
+	fs.BoolVar(&r.json, "json", false, "with --once or --watch: print JSON")
+	fs.BoolVar(&r.watch, "watch", false, "with --json: one JSON object a poll, a line each, until SIGTERM or the reader goes")
 	fs.IntVar(&r.jobs, "jobs", 0, "with --once: also list the first `N` pending and active jobs of each queue")
 	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
@@ -117,16 +119,26 @@ func runRoot(args []string, stdout, stderr io.Writer) int {
 		complain(stderr, "emqtop", err)
 		return bad
 	}
-	// --once never writes, and --read-only is enforced in the client itself
-	cfg.ReadOnly = r.readOnly || r.once
+	// --once and --watch never write, and --read-only is enforced in the client itself
+	cfg.ReadOnly = r.readOnly || r.once || r.watch
 	opt, err := r.pollerOptions(cfg)
 	if err != nil {
 		complain(stderr, "emqtop", err)
 		return bad
 	}
-	if r.json && !r.once {
-		fmt.Fprintln(stderr, "emqtop: --json needs --once")
+	switch {
+	case r.once && r.watch:
+		fmt.Fprintln(stderr, "emqtop: --once and --watch: give one")
 		return bad
+	case r.watch && !r.json:
+		fmt.Fprintln(stderr, "emqtop: --watch needs --json (a stream for scripts)")
+		return bad
+	case r.json && !r.once && !r.watch:
+		fmt.Fprintln(stderr, "emqtop: --json needs --once or --watch")
+		return bad
+	}
+	if r.watch {
+		return runWatch(cfg, opt, r.interval, stdout, stderr)
 	}
 	if r.jobs != 0 && !r.once || r.jobs < 0 || r.jobs > 1000 {
 		fmt.Fprintln(stderr, "emqtop: --jobs is for --once, from 0 to 1000")

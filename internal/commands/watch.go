@@ -1,0 +1,126 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/poller"
+)
+
+// jsonTrend is a queue's (or the totals') derived figures in --watch: net
+// flows (EchoMQ counts no enqueues or acks, so none is throughput).
+type jsonTrend struct {
+	PendingNetPerS float64 `json:"pending_net_per_s"`
+	ActiveNetPerS  float64 `json:"active_net_per_s"`
+	Direction      string  `json:"direction"` // growing, shrinking, steady, or "–" before 10s of past
+	EmptyInS       float64 `json:"empty_in_s,omitempty"`
+	RateOverS      float64 `json:"rate_over_s,omitempty"`
+	ExpiredForS    float64 `json:"expired_for_s,omitempty"`
+	ExpiredAtLeast bool    `json:"expired_for_at_least,omitempty"`
+}
+
+func trendJSON(t model.Trend) *jsonTrend {
+	return &jsonTrend{PendingNetPerS: t.PendingNet, ActiveNetPerS: t.ActiveNet, Direction: t.Direction.String(),
+		EmptyInS: t.EmptyIn.Seconds(), RateOverS: t.RateOver.Seconds(), ExpiredForS: t.SinceExpiredZero.Seconds(),
+		ExpiredAtLeast: t.AtLeast}
+}
+
+// watchLine is one poll of the stream: the --once schema, each queue's
+// trend, the totals' trend, and what the poll read.
+type watchLine struct {
+	jsonSnapshot
+	Seq         int        `json:"seq"`
+	Read        string     `json:"read"` // full: every occupied slot (the only kind of poll today)
+	TotalsTrend *jsonTrend `json:"totals_trend"`
+}
+
+// errGone: the reader of the stream went away (a closed pipe).
+var errGone = errors.New("the reader is gone")
+
+// runWatch writes one JSON object a poll, a line each, at the interval,
+// until SIGTERM, SIGINT or a closed pipe, each of which ends it cleanly
+// (exit 0). A poll that fails is a line with its error, and the stream
+// goes on.
+func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGPIPE)
+	defer stop()
+	c, err := poller.Connect(cfg)
+	if err != nil {
+		complain(stderr, "emqtop", err)
+		return exitError
+	}
+	defer c.Close()
+	p := poller.New(c, opt)
+	defer p.Close()
+	if err := p.DiscoverAll(ctx); err != nil && ctx.Err() == nil {
+		complain(stderr, "emqtop", err)
+		return exitError
+	}
+	return watchLoop(ctx, p, interval, stdout, stderr)
+}
+
+// source is what the stream polls: the poller, or a test's.
+type snapshotter interface {
+	Poll(ctx context.Context) (*model.Snapshot, error)
+}
+
+func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, stdout, stderr io.Writer) int {
+	next := time.Now()
+	for seq := 1; ctx.Err() == nil; seq++ {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		snap, err := p.Poll(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			break
+		}
+		if err := writeWatch(stdout, seq, snap, err); err != nil {
+			if errors.Is(err, errGone) {
+				return exitOK
+			}
+			complain(stderr, "emqtop", err)
+			return exitError
+		}
+		next = next.Add(interval)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(next)):
+		}
+	}
+	return exitOK
+}
+
+func writeWatch(w io.Writer, seq int, snap *model.Snapshot, pollErr error) error {
+	var line any
+	if pollErr != nil {
+		line = struct {
+			Seq   int    `json:"seq"`
+			Error string `json:"error"`
+		}{seq, pollErr.Error()}
+	} else {
+		l := watchLine{jsonSnapshot: toJSON(snap), Seq: seq, Read: "full", TotalsTrend: trendJSON(snap.TotalTrend)}
+		for i := range l.Queues {
+			l.Queues[i].Trend = trendJSON(snap.Queues[i].Trend)
+		}
+		line = l
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	if _, err := w.Write(append(textgate.JSON(b), '\n')); err != nil {
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
+			return errGone
+		}
+		return err
+	}
+	return nil
+}

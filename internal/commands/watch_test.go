@@ -1,0 +1,125 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/vtest"
+)
+
+// closingWriter takes n lines, then answers as a closed pipe does.
+type closingWriter struct {
+	n     int
+	lines []string
+}
+
+func (w *closingWriter) Write(b []byte) (int, error) {
+	if len(w.lines) == w.n {
+		return 0, syscall.EPIPE
+	}
+	w.lines = append(w.lines, string(b))
+	return len(b), nil
+}
+
+// --watch --json writes one object a poll, with each queue's derived
+// figures and the totals', and ends cleanly when its reader goes.
+func TestWatchJSON(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	for i := 0; i < 5; i++ {
+		echomq.Enqueue(context.Background(), c, "orders", []byte("x"))
+	}
+	w := &closingWriter{n: 3}
+	var errb strings.Builder
+	rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr()}, w, &errb)
+	if rc != exitOK || len(w.lines) != 3 {
+		t.Fatalf("rc %d after %d lines; stderr %q", rc, len(w.lines), errb.String())
+	}
+	for i, l := range w.lines {
+		var doc struct {
+			Seq    int    `json:"seq"`
+			Read   string `json:"read"`
+			Queues []struct {
+				Name    string          `json:"name"`
+				Pending int64           `json:"pending"`
+				Trend   json.RawMessage `json:"trend"`
+			} `json:"queues"`
+			TotalsTrend map[string]any `json:"totals_trend"`
+			Nodes       []any          `json:"nodes"`
+		}
+		if err := json.Unmarshal([]byte(l), &doc); err != nil || !strings.HasSuffix(l, "}\n") || strings.Count(l, "\n") != 1 {
+			t.Fatalf("line %d is not one JSON object on one line: %v %q", i, err, l)
+		}
+		if doc.Seq != i+1 || doc.Read != "full" || len(doc.Nodes) != 3 || len(doc.Queues) != 1 || doc.Queues[0].Pending != 5 {
+			t.Errorf("line %d: %+v", i, doc)
+		}
+		if !strings.Contains(string(doc.Queues[0].Trend), `"direction"`) || doc.TotalsTrend["direction"] == nil {
+			t.Errorf("line %d carries no trend: %s", i, doc.Queues[0].Trend)
+		}
+	}
+	for _, bad := range [][]string{{"--watch"}, {"--watch", "--json", "--once"}, {"--json"}} {
+		if rc := Main(append(bad, "--addr", cl.Nodes[0].Addr()), io.Discard, io.Discard); rc == exitOK {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+// The real binary: a reader that goes (| head) and SIGTERM both end the
+// stream with exit status 0.
+func TestWatchEndsCleanly(t *testing.T) {
+	cl, _ := vtest.Cluster(t, 3)
+	bin := filepath.Join(t.TempDir(), "emqtop")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	start := func() (*exec.Cmd, *bufio.Reader, io.Closer) {
+		cmd := exec.Command(bin, "--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr())
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatalf("no first line: %v", err)
+		}
+		return cmd, r, out
+	}
+	exitCode := func(err error) int {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode() // -1 when killed by a signal
+		}
+		return 0
+	}
+	cmd, _, out := start()
+	out.Close() // the reader goes, as head does
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitCode(err); code != 0 {
+			t.Errorf("a closed pipe: exit %d (%v)", code, err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 20s after its reader went")
+	}
+	cmd, r, _ := start()
+	cmd.Process.Signal(syscall.SIGTERM)
+	io.Copy(io.Discard, r)
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Errorf("SIGTERM: exit %d", code)
+	}
+}
