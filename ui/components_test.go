@@ -279,3 +279,27 @@ func TestAPaneIsOneRegistration(t *testing.T) {
 		}
 	}
 }
+
+// The STATUS column says what is wrong, the most urgent first.
+func TestQueueStatusInWords(t *testing.T) {
+	th := asciiTheme("dark")
+	grow := model.Trend{NetOK: true, Direction: model.Growing, PendingNet: 1.5}
+	cases := []struct {
+		q    model.Queue
+		want string
+	}{
+		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true, Trend: grow}, "stuck: 3 expired leases"},
+		{model.Queue{Expired: 1}, "stuck: 1 expired lease"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000, Trend: grow}, "stalled: oldest waits 6m00s, none active"},
+		{model.Queue{Pending: 5, Active: 1, OldestPendingAgeMs: 360_000, Trend: grow}, "growing +1.5/s net"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, "stale: its node did not answer"},
+		{model.Queue{Err: "WRONGTYPE emq:{x}:active"}, "error: WRONGTYPE"},
+		{model.Queue{Pending: 5, Active: 2, OldestPendingAgeMs: 5_000}, ""},
+	}
+	for _, c := range cases {
+		got := ansi.Strip(queueStatus(th, &c.q))
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.q, got, c.want)
+		}
+	}
+}

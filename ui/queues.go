@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/theme"
 )
 
 type listKeys struct {
@@ -256,13 +257,7 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 	if cols.trend {
 		line += "  " + fit(sparkline(th, q.Spark), model.SparkBuckets) + directionMark(th, q.Trend.Direction)
 	}
-	status := ""
-	switch {
-	case q.Err != "":
-		status = th.Bad.Render("⚠ " + textgate.Bounded(q.Err, 120))
-	case q.Stale:
-		status = th.Dim.Render("stale: its node did not answer")
-	}
+	status := queueStatus(th, q)
 	if cols.status {
 		line += "  " + status
 	} else if status != "" { // no room for the status: a mark says there is one
@@ -275,4 +270,33 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 		return th.Dim.Render(line)
 	}
 	return line
+}
+
+// stalledAfter is how old the oldest pending job may grow, with nothing
+// active, before the queue is called stalled (no consumer is taking jobs).
+const stalledAfter = time.Minute
+
+// queueStatus says what is wrong with a queue, in words, the most urgent
+// first: stuck jobs, stalled, growing, stale, an error.
+func queueStatus(th *theme.Theme, q *model.Queue) string {
+	switch {
+	case q.Expired > 0:
+		return th.Warn.Render(fmt.Sprintf("stuck: %s expired lease%s", human(q.Expired), plural(q.Expired)))
+	case q.Pending > 0 && q.Active == 0 && q.OldestPendingAgeMs >= stalledAfter.Milliseconds():
+		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(q.OldestPendingAgeMs)*time.Millisecond)))
+	case q.Trend.Direction == model.Growing:
+		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", q.Trend.PendingNet))
+	case q.Stale:
+		return th.Dim.Render("stale: its node did not answer")
+	case q.Err != "":
+		return th.Bad.Render("error: " + textgate.Bounded(q.Err, 120))
+	}
+	return ""
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
