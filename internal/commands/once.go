@@ -132,17 +132,25 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// openPoller connects and makes a poller; close ends both.
+func openPoller(cfg poller.Config, opt poller.Options) (p *poller.Poller, close func(), err error) {
+	c, err := poller.Connect(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	p = poller.New(c, opt)
+	return p, func() { p.Close(); c.Close() }, nil
+}
+
 // runOnce takes one snapshot after a whole discovery pass and prints it.
 // Exit status: 0 every node answered, 2 some did not, 1 none could.
 func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr io.Writer) int {
-	c, err := poller.Connect(cfg)
+	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
 		complain(stderr, "emqtop", err)
 		return exitError
 	}
-	defer c.Close()
-	p := poller.New(c, opt)
-	defer p.Close()
+	defer closeFn()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := p.DiscoverAll(ctx); err != nil {

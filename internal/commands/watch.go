@@ -53,14 +53,12 @@ var errGone = errors.New("the reader is gone")
 func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGPIPE)
 	defer stop()
-	c, err := poller.Connect(cfg)
+	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
 		complain(stderr, "emqtop", err)
 		return exitError
 	}
-	defer c.Close()
-	p := poller.New(c, opt)
-	defer p.Close()
+	defer closeFn()
 	if err := p.DiscoverAll(ctx); err != nil && ctx.Err() == nil {
 		complain(stderr, "emqtop", err)
 		return exitError
