@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/valkey-io/valkey-go"
 )
 
@@ -55,7 +56,7 @@ type Workload struct {
 	weight []float64 // cumulative
 
 	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
-	lastErr                                                   atomic.Value
+	lastErr                                                   atomic.Pointer[error]
 	producing                                                 atomic.Bool
 }
 
@@ -116,8 +117,8 @@ func (w *Workload) Stats() Stats {
 
 // LastError is the last unexpected error, or nil.
 func (w *Workload) LastError() error {
-	if e, ok := w.lastErr.Load().(error); ok {
-		return e
+	if e := w.lastErr.Load(); e != nil {
+		return *e
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func (w *Workload) fail(err error) {
 		return
 	}
 	w.errs.Add(1)
-	w.lastErr.Store(err)
+	w.lastErr.Store(&err) // a pointer: errors of different types may follow one another
 }
 
 func (w *Workload) pick(r *rand.Rand) string {
@@ -225,7 +226,8 @@ func (w *Workload) payload(r *rand.Rand, q string) []byte {
 
 // work claims round-robin over the served queues, starting at a random one, and
 // naps when a whole pass found nothing.
-func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
+func (w *Workload) work(ctx context.Context, r *rand.Rand, n int) {
+	name := fmt.Sprintf("demo-worker-%d", n)
 	qs := w.served
 	i := r.IntN(len(qs))
 	misses := 0
@@ -245,6 +247,7 @@ func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
 		}
 		misses = 0
 		w.claimed.Add(1)
+		w.sign(ctx, q, job.ID, name)
 		switch x := r.Float64(); {
 		case x < w.cfg.DieShare:
 			// the worker dies holding the job; a new one starts a bit later
@@ -275,6 +278,21 @@ func (w *Workload) work(ctx context.Context, r *rand.Rand, _ int) {
 		}
 	}
 }
+
+// sign writes the worker's name into the job row it claimed, as workers
+// do for their operators: the detail shows who held a stuck job.
+func (w *Workload) sign(ctx context.Context, q, id, name string) {
+	row, err := keyspace.JobKey(q, id)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.fail(signScript.Exec(ctx, w.c, []string{row}, []string{name}).Error())
+}
+
+// signScript writes the name only into a row that still exists: the job
+// may have been reaped, claimed and acked by another worker meanwhile.
+var signScript = valkey.NewLuaScript(`if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'worker', ARGV[1]) end return 0`)
 
 func (w *Workload) reap(ctx context.Context) {
 	tick := time.NewTicker(w.cfg.Reaper)

@@ -2,6 +2,9 @@ package demo
 
 import (
 	"context"
+	"errors"
+	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,5 +125,16 @@ func TestBacklogAndUnserved(t *testing.T) {
 	}
 	if s := w.Stats(); s.Acked == 0 {
 		t.Errorf("the served queues were not worked: %+v", s)
+	}
+}
+
+// Errors of different types may follow one another (a script's error, a
+// connection's): keeping the last must not panic (atomic.Value did).
+func TestLastErrorOfAnyType(t *testing.T) {
+	w := &Workload{}
+	w.fail(errors.New("one"))
+	w.fail(&net.OpError{Op: "dial", Err: errors.New("refused")})
+	if err := w.LastError(); err == nil || !strings.Contains(err.Error(), "refused") || w.errs.Load() != 2 {
+		t.Errorf("last error %v, %d errors", err, w.errs.Load())
 	}
 }

@@ -148,4 +148,21 @@ type JobDetail struct {
 	Attempts       string // raw: may not be an integer
 	PayloadLen     int    // the whole payload's size in bytes
 	Payload        string // at most a preview of it
+	// PendingRank is the job's place in pending, 0 first, or -1 when it
+	// is not pending; PendingScore and ActiveScore are its scores there
+	// (InPending, InActive say whether it is in each set).
+	PendingRank               int64
+	InPending, InActive       bool
+	PendingScore, ActiveScore int64
+	// Others counts the row's fields other than state, attempts and
+	// payload; Fields holds the first of them (a bounded number).
+	Others int
+	Fields []Field
+}
+
+// Field is one field of a job row: the name and the value, each cut to a
+// preview in the server, with their whole sizes.
+type Field struct {
+	Name, Value       string
+	NameLen, ValueLen int
 }

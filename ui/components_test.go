@@ -303,3 +303,67 @@ func TestQueueStatusInWords(t *testing.T) {
 		}
 	}
 }
+
+// The detail explains the job: when it was enqueued (from its id), how
+// long it has been stuck and how the clock moves that on, what its
+// attempts mean, where it is, and the row's other fields, escaped and
+// bounded, a huge one with its size.
+func TestDetailExplainsTheJob(t *testing.T) {
+	c := session(0)
+	q := *c.snap.Queue("orders")
+	j := q.ActiveJobs[0] // stuckID: its lease ran out 30s before the snapshot
+	d := newDetail(c, q, j, true, true)
+	d.SetSize(110, 40)
+	d.Update(jobMsg{queue: "orders", id: stuckID, d: model.JobDetail{Exists: true, State: "active", Attempts: "2",
+		InActive: true, ActiveScore: j.Score, PendingRank: -1, Others: 70, Payload: "{}", PayloadLen: 2,
+		Fields: []model.Field{
+			{Name: "worker", Value: "w-7", NameLen: 6, ValueLen: 3},
+			{Name: "last_error", Value: "boom\x1b]52;c;SGk=\x07", NameLen: 10, ValueLen: 17},
+			{Name: "trace", Value: strings.Repeat("t", 512), NameLen: 5, ValueLen: 1 << 20},
+		}}})
+	at, _ := model.IDTime(stuckID)
+	v := d.View()
+	for _, want := range []string{
+		at.UTC().Format("2006-01-02 15:04:05.000Z"), "(from its id)",
+		"stuck for 30s · the lease ran out at 11:59:30.000Z",
+		"2 · claimed 2 times (re-claimed after a lost lease) (the fence)",
+		"in active (claimed by a worker), not pending",
+		"70 more, listed below", "worker      w-7", `boom\x1b]52;c;SGk=\x07`, "(1.0 MiB) tttt",
+		"… 67 more fields, not read (the detail reads 3)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "\x1b]") || strings.Contains(v, "\x07") {
+		t.Error("a field's escape reached the screen raw")
+	}
+	c.now = func() time.Time { return fixedNow.Add(95 * time.Second) }
+	if v := d.View(); !strings.Contains(v, "stuck for 2m05s") {
+		t.Errorf("the stuck time does not move on with the clock:\n%s", v)
+	}
+
+	p := newDetail(c, q, q.PendingJobs[0], false, true)
+	p.SetSize(110, 40)
+	p.Update(jobMsg{queue: "orders", id: pendID, d: model.JobDetail{Exists: true, State: "pending", Attempts: "0",
+		InPending: true, PendingRank: 2, PendingScore: fixedNow.UnixMilli()}})
+	v = p.View()
+	for _, want := range []string{"3rd of 5 in pending · 2 ahead of it", "0 · never claimed", "none: not claimed",
+		"none besides state, attempts and payload"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the pending job's detail lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestOrdinalsAndCommas(t *testing.T) {
+	for n, want := range map[int64]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th",
+		21: "21st", 112: "112th", 1234: "1,234th", 1000000: "1,000,000th"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if commas(-1234567) != "-1,234,567" || commas(999) != "999" {
+		t.Errorf("commas: %q %q", commas(-1234567), commas(999))
+	}
+}

@@ -59,10 +59,14 @@ type detailView struct {
 	done   bool
 	vp     viewport.Model
 	w, h   int
+	seenAt time.Time // local time of the snapshot q is from
 }
 
 func newDetail(c *common, q model.Queue, j model.Job, active, actions bool) *detailView {
-	d := &detailView{c: c, keys: newDetailKeys(), q: q, job: j, active: active, vp: viewport.New(10, 3)}
+	d := &detailView{c: c, keys: newDetailKeys(), q: q, job: j, active: active, vp: viewport.New(10, 3), seenAt: c.now()}
+	if c.snap != nil && !c.snap.TakenAt.IsZero() {
+		d.seenAt = c.snap.TakenAt
+	}
 	d.keys.Requeue.SetEnabled(actions && d.requeueable())
 	d.vp.SetContent("reading the job row…")
 	if !j.Valid {
@@ -77,7 +81,7 @@ func (d *detailView) requeueable() bool { return d.active && d.job.Valid && d.jo
 
 func (d *detailView) SetSize(w, h int) {
 	d.w, d.h = w, h
-	d.vp.Width, d.vp.Height = max(10, w-4), max(3, h-14)
+	d.vp.Width, d.vp.Height = max(10, w-4), max(3, h-2-headerRows)
 }
 
 func (d *detailView) ShortHelp() []key.Binding  { return d.keys.ShortHelp() }
@@ -121,13 +125,20 @@ func (d *detailView) loaded(msg jobMsg) {
 	case !msg.d.Exists:
 		d.vp.SetContent(th.Warn.Render("the job row does not exist (acked, drained, or never written)"))
 	default:
-		body := textgate.Lines(msg.d.Payload)
+		body := strings.Join(d.fieldLines(d.vp.Width), "\n")
+		if body != "" {
+			body += "\n"
+		}
+		body += ansi.Wrap(textgate.Lines(msg.d.Payload), d.vp.Width, "")
 		if msg.d.PayloadLen > len(msg.d.Payload) {
 			body += "\n" + th.Warn.Render(fmt.Sprintf("… preview of the first %s of %s", textgate.Size(len(msg.d.Payload)), textgate.Size(msg.d.PayloadLen)))
 		}
-		d.vp.SetContent(ansi.Wrap(body, d.vp.Width, ""))
+		d.vp.SetContent(body)
 	}
 }
+
+// headerRows is how many lines the detail shows above its scrolled body.
+const headerRows = 11
 
 func (d *detailView) View() string {
 	th := d.c.th
@@ -135,16 +146,124 @@ func (d *detailView) View() string {
 	row := func(k, v string) string { return th.Header.Render(fmt.Sprintf(" %-9s", k)) + " " + v }
 	lines := []string{
 		row("id", textgate.Text(j.ID)),
+		row("enqueued", d.enqueued()),
 		row("queue", textgate.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, textgate.Text(q.Node)))),
 		row("row", d.rowKey()),
 		row("state", d.state()),
 		row("attempts", d.attempts()),
 		row("lease", d.lease()),
+		row("position", d.position()),
+		row("fields", d.fieldsLine()),
 		row("payload", d.size()+th.Dim.Render(" · ↑↓ pgup pgdn scroll · esc back")),
 		"",
 	}
 	lines = append(lines, strings.Split(d.vp.View(), "\n")...)
 	return box(th.BorderFocus, "Job", lines, d.w, d.h)
+}
+
+// serverNow is the owning node's clock now: the snapshot's reading moved
+// on by the local time since that snapshot, so "stuck for" keeps counting
+// between polls.
+func (d *detailView) serverNow() time.Time {
+	return time.UnixMilli(d.q.ServerTimeMs).Add(d.c.now().Sub(d.seenAt))
+}
+
+// enqueued is the id's time: a job id is a ULID, minted when the job was
+// enqueued (a requeue keeps the id, so this is the first enqueue).
+func (d *detailView) enqueued() string {
+	at, ok := model.IDTime(d.job.ID)
+	if !ok {
+		return d.c.th.Dim.Render("unknown: the id is not a ULID")
+	}
+	return at.UTC().Format("2006-01-02 15:04:05.000Z") + " · " + ago(d.serverNow().Sub(at)) + " ago" +
+		d.c.th.Dim.Render(" (from its id)")
+}
+
+// position is where the job is in its queue's sets, as the row read found it.
+func (d *detailView) position() string {
+	th := d.c.th
+	switch {
+	case !d.done:
+		return "…"
+	case d.err != nil:
+		return th.Dim.Render("unknown: the row was not read")
+	case d.d.InPending:
+		n := d.d.PendingRank
+		return fmt.Sprintf("%s of %s in pending", ordinal(n+1), commas(max(d.q.Pending, n+1))) +
+			th.Dim.Render(fmt.Sprintf(" · %s ahead of it", commas(n)))
+	case d.d.InActive:
+		return "in active (claimed by a worker), not pending"
+	}
+	return th.Warn.Render("in neither pending nor active now") + th.Dim.Render(" (acked, drained, or scheduled)")
+}
+
+// ordinal words n: 1st, 2nd, 3rd, 11th, 1,234th.
+func ordinal(n int64) string {
+	suf := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suf = "st"
+	case n%10 == 2:
+		suf = "nd"
+	case n%10 == 3:
+		suf = "rd"
+	}
+	return commas(n) + suf
+}
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// fieldsLine counts the row's other fields, which the body lists.
+func (d *detailView) fieldsLine() string {
+	switch {
+	case !d.done:
+		return "…"
+	case !d.d.Exists:
+		return d.c.th.Dim.Render("none: no row read")
+	}
+	if d.d.Others == 0 {
+		return d.c.th.Dim.Render("none besides state, attempts and payload")
+	}
+	return fmt.Sprintf("%d more, listed below", d.d.Others)
+}
+
+// fieldLines lists the row's other fields, a line each: the name, the
+// value through the gate and cut to the width; a value or a name the
+// server cut says its whole size.
+func (d *detailView) fieldLines(w int) []string {
+	th := d.c.th
+	if len(d.d.Fields) == 0 {
+		return nil
+	}
+	nameW := 0
+	for _, f := range d.d.Fields {
+		nameW = max(nameW, min(24, ansi.StringWidth(textgate.Text(f.Name))))
+	}
+	out := []string{th.Header.Render("fields")}
+	for _, f := range d.d.Fields {
+		name := textgate.Bounded(f.Name, 24)
+		if f.NameLen > len(f.Name) {
+			name += th.Warn.Render(fmt.Sprintf(" (name of %s)", textgate.Size(f.NameLen)))
+		}
+		val := ""
+		if f.ValueLen > len(f.Value) {
+			val = th.Warn.Render("(" + textgate.Size(f.ValueLen) + ") ")
+		}
+		val += textgate.Text(f.Value)
+		out = append(out, fit(" "+fit(name, nameW)+"  "+val, w))
+	}
+	if more := d.d.Others - len(d.d.Fields); more > 0 {
+		out = append(out, th.Dim.Render(fmt.Sprintf(" … %d more fields, not read (the detail reads %d)", more, len(d.d.Fields))))
+	}
+	return append(out, "", th.Header.Render("payload"))
 }
 
 // rowKey is the job row's key, as the poller put it in the model.
@@ -173,31 +292,52 @@ func (d *detailView) attempts() string {
 	if d.done && d.d.Exists {
 		if _, err := strconv.ParseInt(d.d.Attempts, 10, 64); err != nil {
 			return th.Invalid.Render("unreadable: "+textgate.Bounded(d.d.Attempts, 40)) +
-				th.Dim.Render(" (row: not an integer, so no fence: it cannot be requeued from here)")
+				th.Dim.Render(" (not an integer: no fence, so no requeue from here)")
 		}
-		return textgate.Bounded(d.d.Attempts, 40) + th.Dim.Render(" (row, the fence)")
+		n, _ := strconv.ParseInt(d.d.Attempts, 10, 64)
+		return claims(n) + th.Dim.Render(" (the fence)")
 	}
 	if !d.job.AttemptsOK {
 		return th.Invalid.Render("unreadable: " + textgate.Bounded(d.job.AttemptsRaw, 40))
 	}
-	return fmt.Sprint(d.job.Attempts)
+	return claims(d.job.Attempts)
+}
+
+// claims words the attempts counter: each claim adds one, so more than one
+// means the job was claimed again after a lease ran out or a worker failed.
+func claims(n int64) string {
+	switch {
+	case n <= 0:
+		return fmt.Sprintf("%d · never claimed", n)
+	case n == 1:
+		return "1 · claimed once"
+	}
+	return fmt.Sprintf("%d · claimed %d times (re-claimed after a lost lease)", n, n)
 }
 
 func (d *detailView) lease() string {
-	if !d.active {
-		return "–"
+	deadline, active := d.job.Score, d.active
+	if d.done && d.err == nil { // the row read is newer than the pane
+		deadline, active = d.d.ActiveScore, d.d.InActive
 	}
-	now := time.UnixMilli(d.q.ServerTimeMs)
-	dl := time.UnixMilli(d.job.Score)
+	if !active {
+		return d.c.th.Dim.Render("none: not claimed")
+	}
+	now := d.serverNow()
+	dl := time.UnixMilli(deadline)
+	at := dl.UTC().Format("15:04:05.000Z")
 	if dl.After(now) {
-		return fmt.Sprintf("%s left (deadline %s)", ago(dl.Sub(now)), dl.UTC().Format("15:04:05.000Z"))
+		return fmt.Sprintf("lease ends in %s (%s)", ago(dl.Sub(now)), at)
 	}
-	return d.c.th.Warn.Render(fmt.Sprintf("expired %s ago (deadline %s)", ago(now.Sub(dl)), dl.UTC().Format("15:04:05.000Z")))
+	return d.c.th.Warn.Render(fmt.Sprintf("stuck for %s · the lease ran out at %s", ago(now.Sub(dl)), at))
 }
 
 func (d *detailView) size() string {
-	if !d.done || !d.d.Exists {
+	switch {
+	case !d.done:
 		return "…"
+	case !d.d.Exists:
+		return d.c.th.Dim.Render("none: no row read")
 	}
 	s := textgate.Size(d.d.PayloadLen)
 	if d.d.PayloadLen > len(d.d.Payload) {

@@ -111,7 +111,46 @@ func (p *jobsPane) View() string {
 	return box(b, title, p.lines(p.w-2, p.h-2), p.w, p.h)
 }
 
-// lines renders the jobs for w×rows.
+// jobCols is how a job pane spends its width: the id whole when it fits
+// beside the time column, the attempts column only when there is room
+// for it too.
+type jobCols struct{ id, when, att int }
+
+const idWidth = 29 // JOB and a ULID
+
+func (p *jobsPane) cols(w int) jobCols {
+	c := jobCols{id: idWidth, when: 8, att: 8}
+	if p.active {
+		c.when = 18 // "stuck for 10m30s"
+	}
+	rest := w - 1 - 2 // the leading space, the gaps
+	switch {
+	case rest >= c.id+c.when+c.att+2:
+	case rest >= c.id+c.when:
+		c.att = 0
+	default:
+		c.att, c.id = 0, max(10, rest-c.when)
+	}
+	return c
+}
+
+// header names the pane's columns.
+func (p *jobsPane) header(c jobCols) string {
+	when := "WAITING"
+	if p.active {
+		when = "LEASE"
+	}
+	h := " " + fit("ID", c.id) + "  " + fitLeft(when, c.when)
+	if p.active {
+		h = " " + fit("ID", c.id) + "  " + fit(when, c.when)
+	}
+	if c.att > 0 {
+		h += "  " + fitLeft("ATTEMPTS", c.att)
+	}
+	return p.c.th.Header.Render(h)
+}
+
+// lines renders the jobs for w×rows: a header, then a job a line.
 func (p *jobsPane) lines(w, rows int) []string {
 	th := p.c.th
 	q, jobs := p.jobs()
@@ -126,14 +165,12 @@ func (p *jobsPane) lines(w, rows int) []string {
 		return []string{th.Dim.Render(" nothing pending")}
 	}
 	now := time.UnixMilli(q.ServerTimeMs)
+	c := p.cols(w)
+	lines := []string{p.header(c)}
+	rows--
 	off := max(0, p.cur-rows+1)
-	idW := 14
-	if w >= 60 {
-		idW = 29 // a job id, whole
-	}
-	var lines []string
 	for i := off; i < min(len(jobs), off+rows); i++ {
-		line := p.jobLine(jobs[i], now, idW)
+		line := p.jobLine(jobs[i], now, c)
 		if p.focused && i == p.cur {
 			line = th.Selected.Render(fit(line, w))
 		}
@@ -143,33 +180,38 @@ func (p *jobsPane) lines(w, rows int) []string {
 	if p.active {
 		total = q.Active
 	}
-	if more := total - int64(len(jobs)); more > 0 && len(lines) < rows {
-		lines = append(lines, th.Dim.Render(fmt.Sprintf(" … %s more", human(more))))
+	if more := total - int64(len(jobs)); more > 0 && len(lines) <= rows {
+		lines = append(lines, th.Dim.Render(fmt.Sprintf(" … %s more", commas(more))))
 	}
 	return lines
 }
 
-func (p *jobsPane) jobLine(j model.Job, now time.Time, idW int) string {
+func (p *jobsPane) jobLine(j model.Job, now time.Time, c jobCols) string {
 	th := p.c.th
-	id := shortID(j.ID, idW)
+	id := fit(shortID(j.ID, c.id), c.id)
 	if !j.Valid {
-		id = th.Invalid.Render(fit(textgate.Bounded(j.ID, 12), 10) + " ⚠id")
+		id = th.Invalid.Render(fit(textgate.Bounded(j.ID, 12)+" ⚠ invalid id", c.id))
 	}
-	att := fmt.Sprintf("att %d", j.Attempts)
-	if !j.AttemptsOK {
-		att = th.Invalid.Render("att ?")
-		if j.AttemptsRaw != "" && j.Valid {
-			att = th.Invalid.Render("att " + textgate.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 10))
+	att := ""
+	if c.att > 0 {
+		a := fmt.Sprint(j.Attempts)
+		if !j.AttemptsOK {
+			a = "?"
+			if j.AttemptsRaw != "" && j.Valid {
+				a = textgate.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 6)
+			}
+			a = th.Invalid.Render(fitLeft(a, c.att))
 		}
+		att = "  " + fitLeft(a, c.att)
 	}
 	if !p.active {
-		return fmt.Sprintf(" %s %s  %s", fit(id, idW+1), fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), 7), att)
+		return " " + id + "  " + fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), c.when) + att
 	}
-	when := ago(time.UnixMilli(j.Score).Sub(now)) + " left"
+	when := "ends in " + ago(time.UnixMilli(j.Score).Sub(now))
 	if d := time.UnixMilli(j.Score).Sub(now); d <= 0 {
-		when = th.Warn.Render("expired " + ago(-d) + " ago")
+		when = th.Warn.Render(fit("stuck for "+ago(-d), c.when))
 	}
-	return fmt.Sprintf(" %s  %-8s %s", fit(id, idW+1), att, when)
+	return " " + id + "  " + fit(when, c.when) + att
 }
 
 // jobTabs is the compact layout's lower box: the pending or the active

@@ -37,10 +37,19 @@ func keys(tm *teatest.TestModel, ks ...string) {
 	}
 }
 
-func waitFor(t *testing.T, tm *teatest.TestModel, s string) {
+// waitFor waits until the output holds every one of ss. What it read is
+// consumed, so strings that may come in one frame are waited for in one
+// call: a later call never sees a line drawn before it.
+func waitFor(t *testing.T, tm *teatest.TestModel, ss ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
-		teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		for _, s := range ss {
+			if !bytes.Contains(b, []byte(s)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
 // TestDashboardFlowsOnACluster runs the whole program on a real cluster:
@@ -81,8 +90,7 @@ func TestDashboardFlowsOnACluster(t *testing.T) {
 	keys(tm, "shift+tab", "r")
 	waitFor(t, tm, "Requeue this job?")
 	keys(tm, "y")
-	waitFor(t, tm, "requeued "+stuck.ID)
-	waitFor(t, tm, "no active jobs")
+	waitFor(t, tm, "requeued "+stuck.ID, "no active jobs")
 	k, _ := keyspace.KeysOf(q)
 	if n, _ := c.Do(bg, c.B().Zcard().Key(k.Active).Build()).AsInt64(); n != 0 {
 		t.Fatalf("%d active after the requeue", n)

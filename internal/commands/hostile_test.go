@@ -166,7 +166,7 @@ func TestHostileCorpus(t *testing.T) {
 	m, _ = m.Update(ui.SnapshotMsg(snap))
 	noRaw(t, "dashboard", m.View())
 	view := m.View()
-	for _, want := range []string{"⚠id", "att NaN", "expired"} {
+	for _, want := range []string{"⚠ invalid id", "NaN", "stuck for"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("dashboard lacks the flag %q:\n%s", want, view)
 		}

@@ -1,0 +1,116 @@
+package poller
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+	"github.com/valkey-io/valkey-go"
+)
+
+// jobFixture writes, in one queue, three pending jobs and one claimed job
+// whose lease ran out, with the fields a producer adds (a worker, a last
+// error with terminal escapes, a huge value) and, on a fourth job, more
+// fields than the detail reads.
+func jobFixture(t *testing.T, c valkey.Client, q string) (stuck, third, wide string) {
+	t.Helper()
+	for i := 0; i < 4; i++ {
+		id, err := echomq.Enqueue(ctx, c, q, []byte(fmt.Sprintf(`{"n":%d}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 3 {
+			third = id // the third in pending once the first is claimed
+		}
+		if i == 2 {
+			wide = id
+		}
+	}
+	j, ok, err := echomq.Claim(ctx, c, q, time.Millisecond)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	stuck = j.ID
+	row, _ := keyspace.JobKey(q, stuck)
+	huge := strings.Repeat("x", 1<<20)
+	if err := c.Do(ctx, c.B().Hset().Key(row).FieldValue().FieldValue("worker", "w-7").
+		FieldValue("last_error", "timeout\x1b]52;c;SGk=\x07").FieldValue("trace", huge).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	wrow, _ := keyspace.JobKey(q, wide)
+	cmd := c.B().Hset().Key(wrow).FieldValue()
+	for i := 0; i < 200; i++ {
+		cmd = cmd.FieldValue(fmt.Sprintf("f%03d", i), "v")
+	}
+	if err := c.Do(ctx, cmd.Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	return stuck, third, wide
+}
+
+func checkJobDetail(t *testing.T, c valkey.Client, q string) {
+	stuck, third, wide := jobFixture(t, c, q)
+	d, err := ReadJob(ctx, c, q, stuck, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Exists || d.State != "active" || d.Attempts != "1" || !d.InActive || d.InPending || d.PendingRank != -1 {
+		t.Errorf("stuck job: %+v", d)
+	}
+	if d.ActiveScore <= 0 || d.ActiveScore > time.Now().UnixMilli() {
+		t.Errorf("stuck job's deadline %d is not a past time in ms", d.ActiveScore)
+	}
+	got := map[string]model.Field{}
+	for _, f := range d.Fields {
+		got[f.Name] = f
+	}
+	if d.Others != 3 || len(d.Fields) != 3 || got["worker"].Value != "w-7" ||
+		got["last_error"].Value != "timeout\x1b]52;c;SGk=\x07" {
+		t.Errorf("fields: others %d, %+v", d.Others, d.Fields)
+	}
+	if tr := got["trace"]; tr.ValueLen != 1<<20 || len(tr.Value) != FieldBytes {
+		t.Errorf("a 1 MiB field: whole %d, read %d bytes; want %d, %d", tr.ValueLen, len(tr.Value), 1<<20, FieldBytes)
+	}
+	p, err := ReadJob(ctx, c, q, third, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PendingRank != 2 || !p.InPending || p.InActive || p.PendingScore <= 0 || p.Others != 0 {
+		t.Errorf("third pending job: %+v", p)
+	}
+	w, err := ReadJob(ctx, c, q, wide, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Others != 200 || len(w.Fields) != MaxFields {
+		t.Errorf("a row of 203 fields: others %d, read %d; want 200, %d", w.Others, len(w.Fields), MaxFields)
+	}
+	gone, err := ReadJob(ctx, c, q, echomq.NewJobID(), 0)
+	if err != nil || gone.Exists || gone.InPending || gone.InActive || gone.PendingRank != -1 {
+		t.Errorf("a job that is not there: %+v, %v", gone, err)
+	}
+}
+
+// The detail read on a real cluster: the job's place in its sets and its
+// other fields, bounded in the server.
+func TestReadJobOnACluster(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	checkJobDetail(t, c, "orders")
+}
+
+// The same read on the demo's embedded server.
+func TestReadJobOnTheEmbeddedServer(t *testing.T) {
+	env, err := demo.Start(demo.EnvOptions{Embedded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	checkJobDetail(t, env.Client, "orders")
+}
