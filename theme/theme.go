@@ -31,6 +31,7 @@ type Theme struct {
 	// Heat[node][level] colours a heatmap cell of a node at load 0..4.
 	Heat      [][5]lipgloss.Color
 	Uncovered lipgloss.Color
+	Down      lipgloss.Color // the hatching over a node that does not answer
 	Expired   lipgloss.Color
 	Mark      lipgloss.Color // the cursor and the selected queue
 	Empty     lipgloss.Color
@@ -64,10 +65,10 @@ func New(r *lipgloss.Renderer, name string) (*Theme, error) {
 	case "dark", "light":
 		dark := name == "dark"
 		fg, dim, accent, border := lipgloss.Color("252"), lipgloss.Color("244"), lipgloss.Color("75"), lipgloss.Color("240")
-		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty = darkHeat, "236", "196", "231", "235"
+		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = darkHeat, "236", "196", "231", "235", "250"
 		if !dark {
 			fg, dim, accent, border = "235", "243", "25", "250"
-			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty = lightHeat, "252", "160", "16", "255"
+			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = lightHeat, "252", "160", "16", "255", "240"
 		}
 		t.Base = s().Foreground(fg)
 		t.Dim = s().Foreground(dim)

@@ -288,11 +288,12 @@ func TestQueueStatusInWords(t *testing.T) {
 		q    model.Queue
 		want string
 	}{
-		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true, Trend: grow}, "stuck: 3 expired leases"},
+		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true, Trend: grow}, "node down · stuck: 3 expired leases"},
+		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Trend: grow}, "stuck: 3 expired leases"},
 		{model.Queue{Expired: 1}, "stuck: 1 expired lease"},
 		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000, Trend: grow}, "stalled: oldest waits 6m00s, none active"},
 		{model.Queue{Pending: 5, Active: 1, OldestPendingAgeMs: 360_000, Trend: grow}, "growing +1.5/s net"},
-		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, "stale: its node did not answer"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, "node down · figures from its last answer"},
 		{model.Queue{Err: "WRONGTYPE emq:{x}:active"}, "error: WRONGTYPE"},
 		{model.Queue{Pending: 5, Active: 2, OldestPendingAgeMs: 5_000}, ""},
 	}
@@ -365,5 +366,87 @@ func TestOrdinalsAndCommas(t *testing.T) {
 	}
 	if commas(-1234567) != "-1,234,567" || commas(999) != "999" {
 		t.Errorf("commas: %q %q", commas(-1234567), commas(999))
+	}
+}
+
+// downFixture is the fixture with :7001 not answering for 12s: its queues
+// keep their last figures, marked stale.
+func downFixture() *model.Snapshot {
+	s := fixture(30)
+	n := &s.Nodes[1]
+	n.Err, n.LastGood = "connection refused: nothing listens there", fixedNow.Add(-12*time.Second)
+	for i := range s.Queues {
+		if s.Queues[i].Node == n.Addr {
+			s.Queues[i].Stale = true
+		}
+	}
+	return s
+}
+
+// Down is unmistakable: the mode says DEGRADED, the node's row says why in
+// words before anything a cut could take, its slots are hatched and the
+// legend says so, its queues are flagged; at every size.
+func TestDownIsUnmistakable(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		m := ready(&fakeSource{snap: downFixture()}, sz[0], sz[1], Options{})
+		v := m.View()
+		lines := strings.Split(v, "\n")
+		if !strings.Contains(lines[0], "DEGRADED 1/3 down") || strings.Contains(lines[0], "LIVE") {
+			t.Errorf("%v: status bar %q", sz, lines[0])
+		}
+		for _, want := range []string{"down: connection refused, 12s", "/ down", "node down"} {
+			if sz[0] == 80 && want != "/ down" {
+				continue // no nodes pane, no status column at 80×24: below
+			}
+			if !strings.Contains(v, want) {
+				t.Errorf("%v: lacks %q:\n%s", sz, want, v)
+			}
+		}
+	}
+	// the heatmap: the down node's slots hatched, the others not
+	c := session(30)
+	c.snap = downFixture()
+	c.fold = model.NewFold(c.snap)
+	l := newQueueList(c)
+	for _, q := range c.snap.Queues {
+		if row := l.row(&q, false, 78, "", l.columns(78)); q.Stale != strings.HasPrefix(row, " ✗") {
+			t.Errorf("at 80 columns, the row of %s (stale %v) is %q", q.Name, q.Stale, row)
+		}
+	}
+	h := newHeatPane(c)
+	h.SetSize(60, 12)
+	cells := c.heatmap(h.cells())
+	rows := h.glyphs(cells, -1, -1)
+	hatched, other := 0, 0
+	for i, cell := range cells {
+		ch := []rune(rows[i/h.mapW()])[i%h.mapW()]
+		owner := c.snap.Nodes[cell.Owner].Addr
+		switch {
+		case owner == "127.0.0.1:7001" && cell.Expired == 0:
+			if ch != '/' {
+				t.Errorf("cell %d of the down node is %q", i, ch)
+			}
+			hatched++
+		case ch == '/':
+			other++
+		}
+	}
+	if hatched == 0 || other != 0 {
+		t.Errorf("%d cells of the down node hatched, %d of others", hatched, other)
+	}
+}
+
+func TestDownWords(t *testing.T) {
+	for err, want := range map[string]string{
+		"connection refused: nothing listens there":         "connection refused",
+		"no answer within 2s, retrying":                     "no answer within 2s",
+		"dial tcp 10.0.0.1:6379: connect: no route to host": "no route to host",
+		"read tcp: connection reset by peer":                "connection lost",
+		"LOADING Valkey is loading the dataset in memory":   "loading its data",
+		"something new\x1b[2J":                              `something new\x1b[2J`,
+	} {
+		if got := downWords(err); got != want {
+			t.Errorf("downWords(%q) = %q, want %q", err, got, want)
+		}
 	}
 }

@@ -163,6 +163,8 @@ func (p *heatPane) glyphs(cells []model.HeatCell, cursor, sel int) []string {
 				ch = '!'
 			case c.Owner < 0:
 				ch = '×'
+			case p.down(c):
+				ch = '/'
 			}
 			b.WriteRune(ch)
 		}
@@ -186,8 +188,19 @@ func (p *heatPane) colorOf(cells []model.HeatCell, i, cursor, sel int) lipgloss.
 		return th.Expired
 	case c.Owner < 0:
 		return th.Uncovered
+	case p.down(c): // hatched: every other cell, so it reads without hue
+		if (i%p.mapW()+i/p.mapW())%2 == 0 {
+			return th.Down
+		}
+		return th.Empty
 	}
 	return th.NodeColor(int(c.Owner), c.Level)
+}
+
+// down reports whether the cell's owner did not answer the last poll: its
+// slots are drawn hatched, whatever figures it had before.
+func (p *heatPane) down(c model.HeatCell) bool {
+	return c.Owner >= 0 && int(c.Owner) < len(p.c.snap.Nodes) && !p.c.snap.Nodes[c.Owner].Up()
 }
 
 // blocks: two cells per character with '▀', the upper cell in the

@@ -30,15 +30,25 @@ func (p *heatPane) legendOf(counts bool) string {
 			continue
 		}
 		sw := "■"
-		if th.Glyphs {
+		switch {
+		case !n.Up():
+			sw = th.Bad.Render("✗")
+		case th.Glyphs:
 			sw = fmt.Sprintf("[%d]", i+1)
-		} else {
+		default:
 			sw = th.Renderer.NewStyle().Foreground(th.NodeColor(i, 4)).Render("■")
 		}
 		if counts {
 			parts = append(parts, fmt.Sprintf("%s %s %d sl %d q", sw, shortAddr(n.Addr, common), n.SlotCount(), n.Queues))
 		} else {
 			parts = append(parts, sw+" "+shortAddr(n.Addr, common))
+		}
+	}
+	if up, total := s.NodesUp(); up < total { // what the hatching means, first
+		if th.Glyphs {
+			parts = append(parts, th.Bad.Render("/ down"))
+		} else {
+			parts = append(parts, th.Renderer.NewStyle().Foreground(th.Down).Background(th.Empty).Render("▚")+th.Bad.Render(" down"))
 		}
 	}
 	if th.Glyphs {

@@ -88,11 +88,13 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) st
 		dot = fmt.Sprintf("[%d]", i+1)
 	}
 	if n.Err != "" {
-		line := fmt.Sprintf("%s %-7s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(textgate.Bounded(n.Err, 60)))
+		// the state in words first, so a cut takes the raw error, never them
+		st := "down: " + downWords(n.Err)
 		if !n.LastGood.IsZero() {
-			line += th.Dim.Render(fmt.Sprintf(" · data %s old", ago(p.c.now().Sub(n.LastGood))))
+			st += ", " + ago(p.c.now().Sub(n.LastGood))
 		}
-		return line
+		return fmt.Sprintf("%s %-6s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(st)) +
+			th.Dim.Render(" · "+textgate.Text(n.Err))
 	}
 	ranges := ""
 	if in >= 58 { // narrow: the ranges go (the heatmap shows them), the latency stays
@@ -119,6 +121,37 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) st
 		line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))
 	}
 	return line
+}
+
+// downWords says in plain words why a node did not answer, from the
+// error the poll met; an error it does not know is shown, bounded.
+func downWords(err string) string {
+	e := strings.ToLower(err)
+	if strings.HasPrefix(e, "no answer within ") { // the poller's own words
+		w, _, _ := strings.Cut(err, ",")
+		return textgate.Bounded(w, 40)
+	}
+	for _, w := range [...][2]string{
+		{"connection refused", "connection refused"},
+		{"no route to host", "no route to host"},
+		{"no such host", "unknown host"},
+		{"i/o timeout", "no answer in time"},
+		{"deadline exceeded", "no answer in time"},
+		{"no answer", "no answer in time"},
+		{"connection reset", "connection lost"},
+		{"broken pipe", "connection lost"},
+		{"eof", "connection lost"},
+		{"loading", "loading its data"},
+		{"noauth", "refused our credentials"},
+		{"wrongpass", "refused our credentials"},
+		{"noperm", "no permission"},
+		{"clusterdown", "cluster down"},
+	} {
+		if strings.Contains(e, w[0]) {
+			return w[1]
+		}
+	}
+	return textgate.Bounded(err, 40)
 }
 
 // trendShort is a trend in a few words: "growing +3.1/s net".

@@ -261,7 +261,11 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 	if cols.status {
 		line += "  " + status
 	} else if status != "" { // no room for the status: a mark says there is one
-		line = strings.TrimSuffix(mark, " ") + "!" + strings.TrimPrefix(line, mark)
+		flag := "!"
+		if q.Stale {
+			flag = th.Bad.Render("✗") // its node is down
+		}
+		line = strings.TrimSuffix(mark, " ") + flag + strings.TrimPrefix(line, mark)
 	}
 	switch {
 	case sel && l.focused:
@@ -279,6 +283,17 @@ const stalledAfter = time.Minute
 // queueStatus says what is wrong with a queue, in words, the most urgent
 // first: stuck jobs, stalled, growing, stale, an error.
 func queueStatus(th *theme.Theme, q *model.Queue) string {
+	if q.Stale { // flagged first: whatever else is said is from an earlier poll
+		s := th.Bad.Render("node down")
+		if rest := liveStatus(th, q); rest != "" {
+			return s + " · " + rest
+		}
+		return s + th.Dim.Render(" · figures from its last answer")
+	}
+	return liveStatus(th, q)
+}
+
+func liveStatus(th *theme.Theme, q *model.Queue) string {
 	switch {
 	case q.Expired > 0:
 		return th.Warn.Render(fmt.Sprintf("stuck: %s expired lease%s", human(q.Expired), plural(q.Expired)))
@@ -286,8 +301,6 @@ func queueStatus(th *theme.Theme, q *model.Queue) string {
 		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(q.OldestPendingAgeMs)*time.Millisecond)))
 	case q.Trend.Direction == model.Growing:
 		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", q.Trend.PendingNet))
-	case q.Stale:
-		return th.Dim.Render("stale: its node did not answer")
 	case q.Err != "":
 		return th.Bad.Render("error: " + textgate.Bounded(q.Err, 120))
 	}

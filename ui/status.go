@@ -92,17 +92,37 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 	return parts
 }
 
+// mode is what the figures on screen are: LIVE, or DEGRADED when a
+// primary did not answer (its figures are partial or old), PAUSED, and
+// READ-ONLY beside them.
 func (m *Model) mode() string {
 	th := m.c.th
-	switch {
-	case m.opt.ReadOnly && m.paused:
-		return th.ReadOnly.Render("READ-ONLY") + " " + th.Paused.Render("PAUSED")
-	case m.paused:
-		return th.Paused.Render("PAUSED")
-	case m.opt.ReadOnly:
-		return th.ReadOnly.Render("READ-ONLY")
+	var words []string
+	if m.opt.ReadOnly {
+		words = append(words, th.ReadOnly.Render("READ-ONLY"))
 	}
-	return th.Live.Render("LIVE")
+	if m.paused {
+		words = append(words, th.Paused.Render("PAUSED"))
+	}
+	if d := m.degraded(); d != "" {
+		words = append(words, d)
+	} else if !m.paused {
+		words = append(words, th.Live.Render("LIVE"))
+	}
+	return strings.Join(words, " ")
+}
+
+// degraded words the primaries that did not answer the last poll, "" when
+// every one did.
+func (m *Model) degraded() string {
+	if m.c.snap == nil {
+		return ""
+	}
+	up, total := m.c.snap.NodesUp()
+	if up == total {
+		return ""
+	}
+	return m.c.th.Bad.Render(fmt.Sprintf("DEGRADED %d/%d down", total-up, total))
 }
 
 // targetText names what the dashboard is connected to.

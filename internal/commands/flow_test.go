@@ -115,3 +115,43 @@ func TestDashboardFlowsOnACluster(t *testing.T) {
 		t.Error("the final snapshot does not show the requeue")
 	}
 }
+
+// A primary killed under the running dashboard, on a real cluster: the
+// mode turns DEGRADED, the node's row says why in words, its slots are
+// hatched in the legend's terms, its queues are flagged.
+func TestDashboardShowsADownNode(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	var victim string // a queue on the node that will die
+	for i := 0; victim == "" && i < 1000; i++ {
+		q := "q" + string(rune('a'+i%26)) + string(rune('a'+i/26%26))
+		if owner, _ := cl.Owner(int(keyspace.QueueSlot(q))); owner == 1 {
+			victim = q
+		}
+	}
+	if victim == "" {
+		t.Fatal("no queue name found on node 1")
+	}
+	for _, q := range []string{"orders", victim} {
+		if _, err := echomq.Enqueue(bg, c, q, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: time.Second}
+	pc, err := poller.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	p := poller.New(pc, poller.Options{Target: cfg.Target()})
+	defer p.Close()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	th, _ := theme.New(r, "dark")
+	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, ReadOnly: true})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(200, 50))
+	waitFor(t, tm, "LIVE", victim)
+	cl.Kill(1)
+	waitFor(t, tm, "DEGRADED 1/3 down", "down: connection refused", "/ down", "node down")
+	keys(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
