@@ -49,6 +49,7 @@ type common struct {
 	fold *model.Fold
 	sel  *model.Queue // the selected queue, nil when none
 	heat heatCache
+	mem  *queueMemory // the queues seen this session
 	out  []tea.Msg // what the components emitted for the root
 }
 

@@ -16,7 +16,7 @@ import (
 // selected, as the root would set it.
 func session(n int) *common {
 	s := fixture(n)
-	c := &common{th: asciiTheme("dark"), now: func() time.Time { return fixedNow }, snap: s, fold: model.NewFold(s)}
+	c := &common{th: asciiTheme("dark"), now: func() time.Time { return fixedNow }, snap: s, fold: model.NewFold(s), mem: newQueueMemory()}
 	c.sel = c.snap.Queue("orders")
 	return c
 }
@@ -448,5 +448,55 @@ func TestDownWords(t *testing.T) {
 		if got := downWords(err); got != want {
 			t.Errorf("downWords(%q) = %q, want %q", err, got, want)
 		}
+	}
+}
+
+// Queues are remembered: one that empties, or leaves the snapshot, stays
+// in the list marked idle with since when; i hides and shows them at once;
+// an hour after it left it is forgotten; one that comes back is not idle.
+func TestQueuesAreRemembered(t *testing.T) {
+	now := fixedNow
+	snap := func(qs ...model.Queue) *model.Snapshot {
+		s := fixture(0)
+		s.Queues, s.TakenAt = qs, now
+		return s
+	}
+	q := func(name string, pending int64) model.Queue {
+		return model.Queue{Name: name, Slot: 7, Node: "127.0.0.1:7000", Pending: pending, OldestPendingAgeMs: -1}
+	}
+	m := New(&fakeSource{snap: fixture(0)}, asciiTheme("dark"), Options{Now: func() time.Time { return now }})
+	step := func(s *model.Snapshot) string {
+		mm, _ := m.Update(SnapshotMsg(s))
+		m = mm.(*Model)
+		return m.View()
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	v := step(snap(q("alpha", 3), q("beta", 0), q("gamma", 1)))
+	if !strings.Contains(v, "idle: empty at start") || !strings.Contains(v, "3 queues (1 idle)") {
+		t.Errorf("beta, empty at the start, is not idle:\n%s", v)
+	}
+	now = now.Add(90 * time.Second)
+	v = step(snap(q("alpha", 3))) // beta and gamma left the snapshot (discovery dropped them)
+	if !strings.Contains(v, "gamma") || !strings.Contains(v, "idle 0ms, since 12:01:30Z") ||
+		!strings.Contains(v, "3 queues (2 idle)") {
+		t.Errorf("gamma, gone, is not remembered idle:\n%s", v)
+	}
+	now = now.Add(4 * time.Minute)
+	if v = m.View(); !strings.Contains(v, "idle 4m00s, since 12:01:30Z") {
+		t.Errorf("the idle time does not move on:\n%s", v)
+	}
+	v = press(m, "i").View()
+	if strings.Contains(v, "gamma") || strings.Contains(v, "beta") || !strings.Contains(v, "1 queues (+2 idle hidden)") ||
+		!strings.Contains(v, "idle queues hidden (2): i shows them") {
+		t.Errorf("i does not hide the idle queues at once:\n%s", v)
+	}
+	v = press(m, "i").View()
+	if !strings.Contains(v, "gamma") || !strings.Contains(v, "idle queues shown (2)") {
+		t.Errorf("i does not show them again:\n%s", v)
+	}
+	now = now.Add(time.Hour)
+	v = step(snap(q("alpha", 3), q("beta", 2)))
+	if strings.Contains(v, "gamma") || !strings.Contains(v, "2 queues ·") || strings.Contains(v, ", since ") {
+		t.Errorf("gamma, gone an hour, is still listed, or beta, back, is idle:\n%s", v)
 	}
 }

@@ -258,6 +258,9 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 		line += "  " + fit(sparkline(th, q.Spark), model.SparkBuckets) + directionMark(th, q.Trend.Direction)
 	}
 	status := queueStatus(th, q)
+	if since, ok := l.c.mem.idle(q.Name); ok && status == "" {
+		status = idleStatus(th, since, l.c.now())
+	}
 	if cols.status {
 		line += "  " + status
 	} else if status != "" { // no room for the status: a mark says there is one
@@ -291,6 +294,14 @@ func queueStatus(th *theme.Theme, q *model.Queue) string {
 		return s + th.Dim.Render(" · figures from its last answer")
 	}
 	return liveStatus(th, q)
+}
+
+// idleStatus words an idle queue: empty (or gone) since when.
+func idleStatus(th *theme.Theme, since, now time.Time) string {
+	if since.IsZero() {
+		return th.Dim.Render("idle: empty at start")
+	}
+	return th.Dim.Render("idle " + ago(now.Sub(since)) + ", since " + since.UTC().Format("15:04:05Z"))
 }
 
 func liveStatus(th *theme.Theme, q *model.Queue) string {

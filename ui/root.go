@@ -53,6 +53,7 @@ type Model struct {
 	lay           layout
 
 	prevSnap *model.Snapshot
+	raw      *model.Snapshot // the source's, before the queue memory
 	pollErr  error
 	errs     int // consecutive failed polls, for the back-off
 
@@ -107,7 +108,7 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	c := &common{th: th, now: opt.Now}
+	c := &common{th: th, now: opt.Now, mem: newQueueMemory()}
 	m := &Model{opt: opt, c: c, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
 		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
 		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}, trend: &trendPane{c: c}}
@@ -241,8 +242,9 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 		m.errs++
 	} else {
 		m.pollErr, m.errs = nil, 0
-		m.prevSnap, m.c.snap = m.c.snap, msg.snap
-		m.c.fold = model.NewFold(msg.snap)
+		m.raw = msg.snap
+		m.prevSnap, m.c.snap = m.c.snap, m.c.mem.apply(msg.snap, m.opt.Now())
+		m.c.fold = model.NewFold(m.c.snap)
 		m.queues.refresh()
 		if cmd := m.selectionChanged(); cmd != nil && !m.paused {
 			return tea.Batch(cmd, m.next())

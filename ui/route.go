@@ -103,6 +103,8 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		m.setWindow(m.window * 2)
 	case key.Matches(msg, k.Span):
 		m.trend.long = !m.trend.long
+	case key.Matches(msg, k.Idle):
+		return m.toggleIdle()
 	case bound(msg, k.RequeueAll), bound(msg, k.Drain):
 		return m.startBatch(msg)
 	}
@@ -264,4 +266,24 @@ func (m *Model) startBatch(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) say(text string, bad bool) tea.Cmd {
 	m.flash, m.flashBad = text, bad
 	return nil
+}
+
+// toggleIdle hides or shows the idle queues, at once (the snapshot on
+// screen is shown again), and says so.
+func (m *Model) toggleIdle() tea.Cmd {
+	mem := m.c.mem
+	mem.hide = !mem.hide
+	if m.c.snap == nil {
+		return nil
+	}
+	m.c.snap = mem.shown(m.raw)
+	m.c.fold = model.NewFold(m.c.snap)
+	m.queues.refresh()
+	if mem.hide {
+		m.say(fmt.Sprintf("idle queues hidden (%d): i shows them", mem.hidden), false)
+	} else {
+		idle, _ := mem.counts()
+		m.say(fmt.Sprintf("idle queues shown (%d): i hides them", idle), false)
+	}
+	return m.selectionChanged()
 }

@@ -63,7 +63,14 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 			ns = th.Bad.Render(ns)
 		}
 		add(ns, 1)
-		add(fmt.Sprintf("%s queues", human(int64(len(s.Queues)))), 1)
+		qs := fmt.Sprintf("%s queues", human(int64(len(s.Queues))))
+		switch idle, hidden := m.c.mem.counts(); {
+		case hidden > 0:
+			qs += fmt.Sprintf(" (+%s idle hidden)", human(int64(hidden)))
+		case idle > 0:
+			qs += fmt.Sprintf(" (%s idle)", human(int64(idle)))
+		}
+		add(qs, 1)
 		p, a, e := s.Totals()
 		add(fmt.Sprintf("%s pending", human(p)), 2)
 		add(fmt.Sprintf("%s active", human(a)), 2)
