@@ -50,7 +50,7 @@ type common struct {
 	sel  *model.Queue // the selected queue, nil when none
 	heat heatCache
 	mem  *queueMemory // the queues seen this session
-	out  []tea.Msg // what the components emitted for the root
+	out  []tea.Msg    // what the components emitted for the root
 }
 
 // heatCache keeps the heatmap's cells of one fold and size, so frames
