@@ -500,3 +500,139 @@ func TestQueuesAreRemembered(t *testing.T) {
 		t.Errorf("gamma, gone an hour, is still listed, or beta, back, is idle:\n%s", v)
 	}
 }
+
+// 80×24 is first class: the help lists every key of every pane and
+// scrolls; z gives the focused pane the screen and follows the focus;
+// lists say which rows they show.
+func TestSmallScreenHelpZoomAndPosition(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(30)}, 80, 24, Options{Actions: &fakeActions{}})
+	m = press(m, "?")
+	seen := ""
+	for i := 0; i < 20; i++ {
+		seen += m.View()
+		m = press(m, "pgdown")
+	}
+	for _, g := range keyGroups() {
+		for _, col := range g.keys.FullHelp() {
+			for _, b := range col {
+				if h := b.Help(); !strings.Contains(seen, h.Key+"  ") || !strings.Contains(seen, h.Desc) {
+					t.Errorf("the help at 80×24 lacks %s %q (%s)", h.Key, h.Desc, g.pane)
+				}
+			}
+		}
+	}
+	for _, g := range glossary {
+		if w := strings.Fields(g)[0]; !strings.Contains(seen, w) {
+			t.Errorf("the help lacks the note starting %q", w)
+		}
+	}
+	if !strings.Contains(seen, "Help · rows 1–") {
+		t.Error("the help does not say it scrolls")
+	}
+	m = press(m, "esc")
+	if m.helpView != nil {
+		t.Fatal("esc did not close the help")
+	}
+	before := strings.Count(m.View(), "bulk-")
+	v := press(m, "z").View()
+	if n := strings.Count(v, "bulk-"); n <= before+5 || !strings.Contains(v, "Queues 36 · sort expired ▾ · rows 1–") ||
+		strings.Contains(v, "Slots 0–16383") {
+		t.Errorf("z did not give the queue list the screen (%d rows of bulk, were %d):\n%s", n, before, v)
+	}
+	v = press(m, "tab").View()
+	if !strings.Contains(v, "Slots 0–16383") || strings.Contains(v, "Queues 36") {
+		t.Errorf("the zoom did not follow the focus to the heatmap:\n%s", v)
+	}
+	v = press(m, "z").View()
+	if !strings.Contains(v, "Slots 0–16383") || !strings.Contains(v, "Queues 36") {
+		t.Errorf("z again did not bring the panes back:\n%s", v)
+	}
+}
+
+// Every key shows its effect in the next frame: + and - re-arm the loop at
+// once and say the interval; < and > say the span and read it at once,
+// paused too; a queue selected while paused is read once; without
+// --window the span fits the leases until the operator picks one.
+func TestImmediateFeedback(t *testing.T) {
+	src := &fakeSource{snap: fixture(0)}
+	m := ready(src, 120, 40, Options{Interval: time.Second})
+	gen := m.gen
+	_, cmd := m.Update(keyMsg("+"))
+	if cmd == nil || m.gen == gen || m.interval != 500*time.Millisecond ||
+		!strings.Contains(m.View(), "polling every 500ms") {
+		t.Errorf("+: interval %v, re-armed %v, flash %q", m.interval, m.gen != gen, m.flash)
+	}
+	m = press(m, "p")
+	m.inFlight = false // the pause's own poll is not delivered here
+	_, cmd = m.Update(keyMsg(">"))
+	if cmd == nil || !m.inFlight || src.window != 2*time.Minute || !strings.Contains(m.View(), "lease timeline now±2m") {
+		t.Errorf(">: paused poll %v, window %v, flash %q", m.inFlight, src.window, m.flash)
+	}
+	// the poll's answer while paused arms nothing more
+	mm, next := m.Update(cmd())
+	m = mm.(*Model)
+	if next != nil || m.inFlight {
+		t.Error("paused, the answer re-armed the loop")
+	}
+	// selected while paused: the settled selection is read once
+	m.Update(selMsg{gen: m.selGen})
+	if !m.inFlight {
+		t.Error("a queue selected while paused is not read")
+	}
+}
+
+func TestWindowFitted(t *testing.T) {
+	src := &fakeSource{snap: fixture(0)}
+	s := src.snap
+	o := s.Queue("orders")
+	o.ActiveJobs = []model.Job{{ID: liveID, Valid: true, Score: s.ServerTimeMs + 7000, Attempts: 1, AttemptsOK: true}}
+	m := New(src, asciiTheme("dark"), Options{Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(snapshotMsg{snap: s})
+	if m.window != 10*time.Second || src.window != 10*time.Second || !strings.Contains(m.flash, "fitted to the leases") {
+		t.Errorf("7s leases: window %v (source %v), flash %q; want 10s", m.window, src.window, m.flash)
+	}
+	m.inFlight = false
+	m = press(m, "<")
+	o.ActiveJobs[0].Score = s.ServerTimeMs + 50*60*1000
+	m.inFlight = false
+	m.Update(snapshotMsg{snap: s, seq: m.pollSeq})
+	if m.window != 5*time.Second {
+		t.Errorf("after <, the span still follows the leases: %v", m.window)
+	}
+	fixed := New(src, asciiTheme("dark"), Options{Window: time.Minute, Now: func() time.Time { return fixedNow }})
+	fixed.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	fixed.Update(snapshotMsg{snap: s})
+	if fixed.window != time.Minute {
+		t.Errorf("--window 1m was fitted to %v", fixed.window)
+	}
+}
+
+// The timeline has a y-scale, a now marker that a bar on now does not
+// hide, and says what lies beyond the window, at both heights.
+func TestTimelineScaleNowAndBeyond(t *testing.T) {
+	c := session(0)
+	q := c.sel
+	q.Hist = make([]int64, len(c.snap.Edges)+1)
+	q.Hist[0], q.Hist[31], q.Hist[20], q.Hist[len(q.Hist)-1] = 7, 9, 3, 2 // 9 end just after now
+	tl := &timeline{c: c}
+	full := strings.Join(tl.lines(70, 6), "\n")
+	for _, want := range []string{"    9┤", "▲now", "«7", " 2»", "«7 ran out more than 1m ago (stuck longer)",
+		"2» end more than 1m from now", "−1m", "+1m"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("the timeline lacks %q:\n%s", want, full)
+		}
+	}
+	compact := tl.lines(70, 2)
+	if len(compact) != 2 || !strings.Contains(compact[1], "▲now") || !strings.Contains(compact[1], "«7") {
+		t.Errorf("the compact timeline:\n%s", strings.Join(compact, "\n"))
+	}
+	// the bar on now is drawn, the marker is on the axis under it
+	bars := []rune(ansi.Strip(compact[0]))
+	axis := []rune(ansi.Strip(compact[1]))
+	at := strings.Index(string(axis), "▲")
+	at = len([]rune(string(axis)[:at]))
+	if bars[at] != '█' {
+		t.Errorf("the bar on now is %q, the axis %q", string(bars[at]), string(axis))
+	}
+}

@@ -142,3 +142,8 @@ func shortID(id string, w int) string {
 	}
 	return id[:3] + "…" + id[len(id)-(w-4):]
 }
+
+// position says which rows of n a list shows: "rows 12–18 of 36".
+func position(from, to, n int) string {
+	return fmt.Sprintf("rows %s–%s of %s", commas(int64(from+1)), commas(int64(to)), commas(int64(n)))
+}

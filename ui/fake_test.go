@@ -158,6 +158,9 @@ func asciiTheme(name string) *theme.Theme {
 // ready is a model that has its first snapshot, sized w×h.
 func ready(src *fakeSource, w, h int, opt Options) *Model {
 	opt.Now = func() time.Time { return fixedNow.Add(400 * time.Millisecond) }
+	if opt.Window == 0 {
+		opt.Window = time.Minute // fixed, as --window gives it; TestWindowFitted fits it
+	}
 	if opt.Target == "" {
 		opt.Target = "127.0.0.1:7000"
 	}

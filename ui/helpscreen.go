@@ -5,29 +5,46 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// helpScreen is the help overlay: every key map, by pane, and what the
-// heatmap's colours mean. Any key closes it; q quits.
+// helpScreen is the help overlay: every key of every pane, what the marks
+// and colours mean, and every abbreviation the screen uses. It scrolls
+// when it does not fit; esc, ? or enter close it, q quits, any other key
+// closes it too.
 type helpScreen struct {
 	c       *common
 	help    help.Model
-	quit    key.Binding
-	close   key.Binding
+	keys    helpKeys
+	vp      viewport.Model
 	w, h    int
 	why     string // why the actions are off, or ""
 	actions bool
 }
 
+type helpKeys struct{ Scroll, Page, Close, Quit key.Binding }
+
 func newHelpScreen(c *common, hm help.Model, actions bool, why string) *helpScreen {
-	return &helpScreen{c: c, help: hm, actions: actions, why: why,
-		quit:  bind([]string{"q"}, "q", "quit"),
-		close: bind([]string{"esc"}, "any key", "back to the dashboard")}
+	return &helpScreen{c: c, help: hm, actions: actions, why: why, vp: viewport.New(10, 3),
+		keys: helpKeys{
+			Scroll: bind([]string{"up", "down", "k", "j"}, "↑/↓", "scroll"),
+			Page:   bind([]string{"pgup", "pgdown", "home", "end", "g", "G"}, "pgup/pgdn", "page"),
+			Close:  bind([]string{"esc", "?", "enter"}, "esc", "back to the dashboard"),
+			Quit:   bind([]string{"q"}, "q", "quit"),
+		}}
 }
 
-func (s *helpScreen) SetSize(w, h int)          { s.w, s.h = w, h }
-func (s *helpScreen) ShortHelp() []key.Binding  { return []key.Binding{s.close, s.quit} }
+func (s *helpScreen) SetSize(w, h int) {
+	s.w, s.h = w, h
+	s.vp.Width, s.vp.Height = max(10, w-2), max(3, h-2)
+	s.vp.SetContent(strings.Join(s.content(w-2), "\n"))
+}
+
+func (s *helpScreen) ShortHelp() []key.Binding {
+	return []key.Binding{s.keys.Scroll, s.keys.Page, s.keys.Close, s.keys.Quit}
+}
 func (s *helpScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
 
 func (s *helpScreen) Update(msg tea.Msg) tea.Cmd {
@@ -35,35 +52,111 @@ func (s *helpScreen) Update(msg tea.Msg) tea.Cmd {
 	switch {
 	case !ok:
 		return nil
-	case key.Matches(km, s.quit):
+	case key.Matches(km, s.keys.Quit):
 		return tea.Quit
+	case key.Matches(km, s.keys.Scroll), key.Matches(km, s.keys.Page):
+		switch km.String() {
+		case "home", "g":
+			s.vp.GotoTop()
+		case "end", "G":
+			s.vp.GotoBottom()
+		default:
+			s.vp, _ = s.vp.Update(msg)
+		}
+		return nil
 	}
 	return s.c.emit(closeMsg{})
 }
 
 func (s *helpScreen) View() string {
+	title := "Help"
+	if n := s.vp.TotalLineCount(); n > s.vp.Height {
+		title += " · " + position(s.vp.YOffset, min(n, s.vp.YOffset+s.vp.Height), n) + " · ↑↓ scroll"
+	}
+	return box(s.c.th.BorderFocus, title, strings.Split(s.vp.View(), "\n"), s.w, s.h)
+}
+
+// content is the help's text for a width: each pane's keys flowed into as
+// many columns as fit (every key is listed at every width), then what the
+// screen's marks and words mean.
+func (s *helpScreen) content(w int) []string {
 	th := s.c.th
-	hm := s.help
-	hm.ShowAll = true
-	lines := []string{"", "  " + th.Title.Render("Keys"), ""}
+	lines := []string{"  " + th.Title.Render("Keys")}
 	for _, g := range keyGroups() {
-		if g.pane == "dialogs" || g.pane == "filter" {
-			continue // they say their keys where they are
-		}
 		lines = append(lines, "  "+th.Header.Render(g.pane))
-		for _, l := range strings.Split(hm.FullHelpView(g.keys.FullHelp()), "\n") {
-			lines = append(lines, "    "+l)
-		}
+		lines = append(lines, keyColumns(s, g.keys.FullHelp(), w-4)...)
 	}
 	lines = append(lines, "")
 	if !s.actions {
 		lines = append(lines, "  "+th.ReadOnly.Render("read-only")+th.Dim.Render(": r, R and D are off because "+s.why+"."))
 	} else {
-		lines = append(lines, "  "+th.Dim.Render("r requeues only if the job's attempts still equal what you saw (the fence); D asks you to type the queue's name."))
+		lines = append(lines, wrapDim(s, "r requeues only if the job's attempts still equal what you saw (the fence); D asks you to type the queue's name.", w)...)
 	}
-	lines = append(lines, "",
-		"  "+th.Dim.Render("Heatmap: hue = the node that owns the slots, brightness = pending+active (log scale),"),
-		"  "+th.Dim.Render("red = expired leases there, grey = no node covers the slots. Focus it with tab and move the cursor."),
-		"", "  "+th.Dim.Render("any key closes this help"))
-	return box(th.BorderFocus, "Help", lines, s.w, s.h)
+	lines = append(lines, "", "  "+th.Title.Render("What the screen says"))
+	for _, t := range glossary {
+		lines = append(lines, wrapDim(s, t, w)...)
+	}
+	return lines
+}
+
+// glossary explains every mark and abbreviation the dashboard prints.
+var glossary = []string{
+	"Heatmap: a cell is a range of slots; its hue is the node that owns them, its brightness pending+active jobs there (log scale). " +
+		"Expired leases, slots no node covers and a node that does not answer are marked as the legend under it says.",
+	"Nodes: ● or [n] a primary, └ its replicas; sl slots, q queues, p pending, a active, ✗ expired (stuck) jobs; the time is its last snapshot's round trip.",
+	"k, M: thousand, million (1.5k = 1,500). 12s, 9m58s, 3h02m, 4d: ages and durations.",
+	"Queue list: OLDEST is how long the oldest pending job has waited; TREND the pending count over the last minute; STATUS what is wrong, the most urgent first.",
+	"! before a queue: it has a STATUS the width does not show; ✗: its node does not answer.",
+	"Lease: a claimed job's deadline on the server clock; stuck for: how long ago it ran out with no worker taking the job back.",
+	"Lease timeline: leases ending in each column of now±span, the tallest column's count on the left; ▲now marks the server's now; " +
+		"«n: leases that ran out before the window (stuck longer), n»: leases ending after it. Without --window the span fits the leases seen.",
+	"protocol: the {emq}:version key (the wire's version), not the attempts fence. self N scripts/s: emqtop's own load on the cluster.",
+	"LIVE, PAUSED, READ-ONLY, DEGRADED n/m down: what the figures are; DEGRADED means a primary did not answer and its figures are old.",
+}
+
+// keyColumns lays bindings out as "key  desc" entries in as many columns
+// as w holds.
+func keyColumns(s *helpScreen, cols [][]key.Binding, w int) []string {
+	th := s.c.th
+	var entries [][2]string
+	keyW, entryW := 0, 0
+	for _, col := range cols {
+		for _, b := range col {
+			h := b.Help()
+			entries = append(entries, [2]string{h.Key, h.Desc})
+			keyW = max(keyW, ansi.StringWidth(h.Key))
+		}
+	}
+	for _, e := range entries {
+		entryW = max(entryW, keyW+2+ansi.StringWidth(e[1]))
+	}
+	n := max(1, min(len(entries), (w+3)/(entryW+3)))
+	rows := (len(entries) + n - 1) / n
+	var out []string
+	for r := 0; r < rows; r++ {
+		var b strings.Builder
+		b.WriteString("    ")
+		for c := 0; c < n; c++ {
+			i := c*rows + r
+			if i >= len(entries) {
+				break
+			}
+			e := th.HelpKey.Render(fit(entries[i][0], keyW)) + "  " + th.HelpDesc.Render(entries[i][1])
+			if c < n-1 {
+				e = fit(e, entryW+3)
+			}
+			b.WriteString(e)
+		}
+		out = append(out, fit(b.String(), w+4))
+	}
+	return out
+}
+
+// wrapDim wraps a note to the width, dim, indented.
+func wrapDim(s *helpScreen, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(text, max(20, w-4), ""), "\n") {
+		out = append(out, "  "+s.c.th.Dim.Render(l))
+	}
+	return out
 }

@@ -37,6 +37,7 @@ type jobsPane struct {
 	focused bool
 	cur     int
 	queue   string // the queue the cursor belongs to
+	pos     string // the rows shown, when not all are: set by lines
 }
 
 func newJobsPane(c *common, active bool) *jobsPane {
@@ -104,11 +105,15 @@ func (p *jobsPane) View() string {
 	if q == nil {
 		return box(b, p.title(), nil, p.w, p.h)
 	}
+	lines := p.lines(p.w-2, p.h-2)
 	title := p.title() + " · " + textgate.Bounded(q.Name, 40)
 	if p.active {
 		title += ", by lease"
 	}
-	return box(b, title, p.lines(p.w-2, p.h-2), p.w, p.h)
+	if p.pos != "" {
+		title += " · " + p.pos
+	}
+	return box(b, title, lines, p.w, p.h)
 }
 
 // jobCols is how a job pane spends its width: the id whole when it fits
@@ -180,8 +185,13 @@ func (p *jobsPane) lines(w, rows int) []string {
 	if p.active {
 		total = q.Active
 	}
-	if more := total - int64(len(jobs)); more > 0 && len(lines) <= rows {
+	shown := off + len(lines) - 1
+	if more := total - int64(shown); more > 0 && len(lines) <= rows {
 		lines = append(lines, th.Dim.Render(fmt.Sprintf(" … %s more", commas(more))))
+	}
+	p.pos = ""
+	if int64(rows) < total {
+		p.pos = position(off, shown, int(total))
 	}
 	return lines
 }
@@ -247,6 +257,10 @@ func (t *jobTabs) View() string {
 	for len(lines) < rows {
 		lines = append(lines, "")
 	}
-	lines = append(lines, t.timeline.lines(t.w-2)...)
-	return box(b, tabs+" · "+textgate.Bounded(q.Name, 40), lines, t.w, t.h)
+	lines = append(lines, t.timeline.lines(t.w-2, 2)...)
+	title := tabs + " · " + textgate.Bounded(q.Name, 40)
+	if p.pos != "" {
+		title += " · " + p.pos
+	}
+	return box(b, title, lines, t.w, t.h)
 }

@@ -17,7 +17,7 @@ func bind(keys []string, k, h string) key.Binding {
 type GlobalKeys struct {
 	Next, Prev, Back, Filter, Sort, Reverse    key.Binding
 	Pause, Faster, Slower, Narrow, Widen, Span key.Binding
-	Idle                                       key.Binding
+	Idle, Zoom                                 key.Binding
 	RequeueAll, Drain                          key.Binding
 	Help, Quit, ForceQuit                      key.Binding
 }
@@ -37,6 +37,7 @@ func newGlobalKeys() GlobalKeys {
 		Widen:      bind([]string{">", "."}, ">", "widen the lease timeline"),
 		Span:       bind([]string{"t"}, "t", "trend: the last minute or hour"),
 		Idle:       bind([]string{"i"}, "i", "hide or show idle (emptied) queues"),
+		Zoom:       bind([]string{"z"}, "z", "zoom: the focused pane takes the screen"),
 		RequeueAll: bind([]string{"R"}, "R", "requeue expired"),
 		Drain:      bind([]string{"D"}, "D", "drain queue"),
 		Help:       bind([]string{"?"}, "?", "help"),
@@ -51,7 +52,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Idle},
+		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Idle, k.Zoom},
 		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span},
 		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}

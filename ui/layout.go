@@ -68,6 +68,29 @@ func computeLayout(w, h int) layout {
 	return l
 }
 
+// zoomed gives the focused pane the whole body and puts every other
+// pane off screen. In the compact layout the job panes are the tab box.
+func (l layout) zoomed(focus pane, w, h int) layout {
+	if l.tooSmall {
+		return l
+	}
+	body := rect{0, 1, w, h - 2}
+	z := layout{full: l.full}
+	switch {
+	case focus == paneQueues:
+		z.queues = body
+	case focus == paneHeat:
+		z.heat = body
+	case !l.full:
+		z.jobs = body
+	case focus == panePending:
+		z.pending = body
+	default:
+		z.active = body
+	}
+	return z
+}
+
 // placement registers a pane: the component and where the layout puts it
 // (a zero rect: not on screen at this size).
 type placement struct {
@@ -94,6 +117,9 @@ func (m *Model) placements() []placement {
 // component its size.
 func (m *Model) relayout() {
 	l := computeLayout(m.width, m.height)
+	if m.zoom {
+		l = l.zoomed(m.focus, m.width, m.height)
+	}
 	m.lay = l
 	if l.tooSmall {
 		return

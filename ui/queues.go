@@ -215,6 +215,9 @@ func (l *queueList) View() string {
 		lines = append(lines, th.Dim.Render("  "+msg))
 	}
 	title := fmt.Sprintf("Queues %d · sort %s %s", len(l.view), l.sortKey, map[bool]string{false: "▾", true: "▴"}[l.reverse])
+	if rows := l.rows(); len(l.view) > rows {
+		title += " · " + position(l.offset, min(len(l.view), l.offset+rows), len(l.view))
+	}
 	if f := l.filter.Value(); f != "" {
 		title += " · filter /" + textgate.Bounded(f, 30)
 	}

@@ -59,6 +59,9 @@ type Model struct {
 
 	gen, pollSeq, selGen, actSeq int // ticks, polls, selections, dialogs: stale answers are dropped
 	inFlight, paused             bool
+	zoom                         bool // the focused pane has the whole body
+	again                        bool // poll once more when the one in flight answers
+	fitWindow                    bool // the timeline's span follows the leases (no --window, no < >)
 	interval, window             time.Duration
 
 	told     string // the queue the source was last asked to detail
@@ -99,7 +102,8 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	if opt.Interval <= 0 {
 		opt.Interval = time.Second
 	}
-	if opt.Window <= 0 {
+	fit := opt.Window <= 0 // no --window: fitted to the leases, from a minute
+	if fit {
 		opt.Window = time.Minute
 	}
 	if opt.PollTimeout <= 0 {
@@ -109,7 +113,7 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 		opt.Now = time.Now
 	}
 	c := &common{th: th, now: opt.Now, mem: newQueueMemory()}
-	m := &Model{opt: opt, c: c, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
+	m := &Model{opt: opt, c: c, fitWindow: fit, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
 		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
 		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}, trend: &trendPane{c: c}}
 	m.tabs = &jobTabs{pending: m.pending, active: m.active, timeline: m.timeline}
@@ -147,6 +151,18 @@ func (m *Model) pollCmd() tea.Cmd {
 }
 
 // pollNow polls at once unless a poll runs or the dashboard is paused.
+// pollOnce polls now even while paused, for what the operator just asked
+// to see (a queue selected, a new window); a poll in flight is followed by
+// one more when it answers, since it was sent with the old request.
+func (m *Model) pollOnce() tea.Cmd {
+	if m.inFlight {
+		m.again = true
+		return nil
+	}
+	m.gen++
+	return m.pollCmd()
+}
+
 func (m *Model) pollNow() tea.Cmd {
 	if m.inFlight || m.paused {
 		return nil
@@ -209,9 +225,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case selMsg:
 		// the selection settled: read its detail now rather than at the
-		// next tick
+		// next tick; once while paused (else it would wait for ever)
 		if msg.gen == m.selGen {
-			return m.pollNow()
+			return m.pollOnce()
 		}
 	case clockMsg:
 		return clock()
@@ -237,6 +253,7 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 	if msg.err == nil && msg.snap == nil {
 		msg.err = errors.New("the source returned no snapshot")
 	}
+	var cmds []tea.Cmd
 	if msg.err != nil {
 		m.pollErr = msg.err
 		m.errs++
@@ -246,17 +263,54 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 		m.prevSnap, m.c.snap = m.c.snap, m.c.mem.apply(msg.snap, m.opt.Now())
 		m.c.fold = model.NewFold(m.c.snap)
 		m.queues.refresh()
-		if cmd := m.selectionChanged(); cmd != nil && !m.paused {
-			return tea.Batch(cmd, m.next())
-		}
 		if m.dialog != nil {
 			m.dialog.follow(msg.snap)
 		}
+		// a new selection is read when it settles (paused too); the span
+		// may fit the leases just read, which reads again at once
+		cmds = append(cmds, m.selectionChanged(), m.fitToLeases())
 	}
-	if m.paused {
+	switch {
+	case m.again:
+		m.again = false
+		cmds = append(cmds, m.pollOnce())
+	case !m.paused && !m.inFlight:
+		cmds = append(cmds, m.next())
+	}
+	return tea.Batch(cmds...)
+}
+
+// windowSteps are the spans the fitted timeline chooses from.
+var windowSteps = []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour}
+
+// fitToLeases fits the timeline's span to the selected queue's live
+// leases: the smallest step that holds the farthest deadline read, so
+// one-second leases are not bunched into one column of a minute. It moves
+// only when the step changes, and never once the operator chose a span.
+func (m *Model) fitToLeases() tea.Cmd {
+	q := m.c.sel
+	if !m.fitWindow || q == nil || !q.Detail {
 		return nil
 	}
-	return m.next()
+	var far int64
+	for _, j := range q.ActiveJobs {
+		far = max(far, j.Score-q.ServerTimeMs)
+	}
+	if far <= 0 {
+		return nil // nothing live to fit to: keep the span
+	}
+	want := windowSteps[len(windowSteps)-1]
+	for _, s := range windowSteps {
+		if s.Milliseconds() >= far*5/4 {
+			want = s
+			break
+		}
+	}
+	if want == m.window {
+		return nil
+	}
+	return m.setWindow(want, "fitted to the leases seen; < > to choose")
 }
 
 // typedAhead takes keys that arrived in one read (typed fast, or over a

@@ -94,26 +94,50 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		m.paused = !m.paused
 		return m.pollNow()
 	case key.Matches(msg, k.Faster):
-		m.interval = max(250*time.Millisecond, min(m.interval/2, time.Minute))
+		return m.setInterval(m.interval / 2)
 	case key.Matches(msg, k.Slower):
-		m.interval = max(250*time.Millisecond, min(m.interval*2, time.Minute))
+		return m.setInterval(m.interval * 2)
 	case key.Matches(msg, k.Narrow):
-		m.setWindow(m.window / 2)
+		m.fitWindow = false // the operator's choice from now on
+		return m.setWindow(m.window/2, "")
 	case key.Matches(msg, k.Widen):
-		m.setWindow(m.window * 2)
+		m.fitWindow = false
+		return m.setWindow(m.window*2, "")
 	case key.Matches(msg, k.Span):
 		m.trend.long = !m.trend.long
 	case key.Matches(msg, k.Idle):
 		return m.toggleIdle()
+	case key.Matches(msg, k.Zoom):
+		m.zoom = !m.zoom
+		m.relayout()
 	case bound(msg, k.RequeueAll), bound(msg, k.Drain):
 		return m.startBatch(msg)
 	}
 	return nil
 }
 
-func (m *Model) setWindow(d time.Duration) {
+// setInterval applies a new interval at once (the tick armed with the old
+// one is dropped) and says so.
+func (m *Model) setInterval(d time.Duration) tea.Cmd {
+	m.interval = max(250*time.Millisecond, min(d, time.Minute))
+	m.say(fmt.Sprintf("polling every %s (+ more often, - less often; 250ms to 1m)", span(m.interval)), false)
+	if m.paused || m.inFlight {
+		return nil // the next poll's answer arms the new interval
+	}
+	m.gen++
+	return m.next()
+}
+
+// setWindow applies a new span to the lease timeline, says so, and reads
+// the selected queue's histogram for it at once, paused or not.
+func (m *Model) setWindow(d time.Duration, why string) tea.Cmd {
 	m.window = max(5*time.Second, min(d, 24*time.Hour))
 	m.src.SetWindow(m.window)
+	if why == "" {
+		why = "< narrower, > wider"
+	}
+	m.say(fmt.Sprintf("lease timeline now±%s (%s)", span(m.window), why), false)
+	return m.pollOnce()
 }
 
 func (m *Model) setFocus(p pane) {
@@ -126,6 +150,9 @@ func (m *Model) setFocus(p pane) {
 func (m *Model) applyFocus() {
 	for i, f := range [...]focusable{m.queues, m.heat, m.pending, m.active} {
 		f.SetFocus(pane(i) == m.focus && m.dialog == nil)
+	}
+	if m.zoom { // the zoom follows the focus
+		m.relayout()
 	}
 }
 

@@ -149,7 +149,7 @@ func (m *Model) facts() []string {
 		fence = "unset"
 	}
 	return []string{
-		"fence " + textgate.Bounded(fence, 20),
+		"protocol " + textgate.Bounded(fence, 20),
 		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
 		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
 		fmt.Sprintf("every %v", m.interval),

@@ -36,7 +36,7 @@ func (r *rootFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.jobs, "jobs", 0, "with --once: also list the first `N` pending and active jobs of each queue")
 	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
-	fs.DurationVar(&r.window, "window", 60*time.Second, "the lease timeline spans now±`window`")
+	fs.DurationVar(&r.window, "window", 0, "the lease timeline spans now±`window` (default: fitted to the leases it sees, from 5s to 1h)")
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action; no write command can be sent")
 	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
 	fs.BoolVar(&r.noColor, "no-color", false, "no colour (also when $NO_COLOR is set)")
@@ -69,15 +69,24 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 	if err != nil {
 		return poller.Options{}, err
 	}
-	if r.window <= 0 {
-		return poller.Options{}, errors.New("--window must be positive")
+	if r.window < 0 {
+		return poller.Options{}, errors.New("--window must be positive (or 0: fitted to the leases)")
 	}
 	// the same bounds as + and - at run time
 	if r.interval < 250*time.Millisecond || r.interval > time.Minute {
 		return poller.Options{}, fmt.Errorf("--interval %v: give 250ms to 1m (a shorter one would load the cluster for nothing)", r.interval)
 	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
-		Replicas: cfg.Replicas, Window: r.window, Dial: cfg.Dialer()}, nil
+		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer()}, nil
+}
+
+// pollWindow is the histogram's span the poller starts with: --window, or
+// a minute until the dashboard fits it to the leases.
+func (r *rootFlags) pollWindow() time.Duration {
+	if r.window > 0 {
+		return r.window
+	}
+	return time.Minute
 }
 
 // runRoot is emqtop without a subcommand: the dashboard, or --once.
