@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/lucasb-eyer/go-colorful"
 	"github.com/muesli/termenv"
 )
 
@@ -37,24 +38,40 @@ type Theme struct {
 	Empty     lipgloss.Color
 }
 
-// palettes per node, five steps from idle to busiest (256-colour values;
-// lipgloss degrades them to 16 colours where that is all there is).
-var darkHeat = [][5]lipgloss.Color{
-	{"17", "18", "20", "27", "39"},    // blue
-	{"22", "28", "34", "40", "82"},    // green
-	{"53", "90", "127", "164", "207"}, // magenta
-	{"58", "94", "136", "178", "220"}, // amber
-	{"23", "30", "37", "44", "51"},    // cyan
-	{"52", "88", "124", "160", "203"}, // red-ish, after five nodes
+// Hues are the nodes' colours: the Okabe–Ito palette (Okabe and Ito,
+// "Color Universal Design", 2002), made to stay apart under the common
+// colour-vision deficiencies. Orange is kept out of it: it is the colour of
+// expired leases and warnings, everywhere, so no node can be taken for a
+// stuck one. The order puts the most distinct hues first (most clusters
+// have three primaries).
+var Hues = []string{
+	"#0072B2", // blue
+	"#009E73", // bluish green
+	"#CC79A7", // reddish purple
+	"#56B4E9", // sky blue
+	"#F0E442", // yellow
+	"#D55E00", // vermillion
 }
 
-var lightHeat = [][5]lipgloss.Color{
-	{"153", "117", "75", "33", "19"},
-	{"157", "120", "77", "34", "22"},
-	{"225", "219", "177", "134", "90"},
-	{"230", "222", "214", "172", "130"},
-	{"159", "123", "80", "37", "23"},
-	{"224", "217", "210", "167", "124"},
+// ExpiredHue is Okabe–Ito orange: expired leases, on the heatmap and in text.
+const ExpiredHue = "#E69F00"
+
+// heatSteps are how much of a hue each load level shows over the
+// background: a faint tint for a node's idle slots (its band reads as its
+// own without hiding the load), full strength for the busiest.
+var heatSteps = [5]float64{0.22, 0.40, 0.58, 0.78, 1}
+
+// ramp blends each hue over bg in heatSteps.
+func ramp(bg string) [][5]lipgloss.Color {
+	base, _ := colorful.Hex(bg)
+	out := make([][5]lipgloss.Color, len(Hues))
+	for i, h := range Hues {
+		c, _ := colorful.Hex(h)
+		for l, k := range heatSteps {
+			out[i][l] = lipgloss.Color(base.BlendRgb(c, k).Clamped().Hex())
+		}
+	}
+	return out
 }
 
 // New builds a theme on r. An unknown name is an error that lists the names.
@@ -65,10 +82,10 @@ func New(r *lipgloss.Renderer, name string) (*Theme, error) {
 	case "dark", "light":
 		dark := name == "dark"
 		fg, dim, accent, border := lipgloss.Color("252"), lipgloss.Color("244"), lipgloss.Color("75"), lipgloss.Color("240")
-		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = darkHeat, "236", "196", "231", "235", "250"
+		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramp("#1c1c1c"), "236", ExpiredHue, "231", "235", "250"
 		if !dark {
 			fg, dim, accent, border = "235", "243", "25", "250"
-			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = lightHeat, "252", "160", "16", "255", "240"
+			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramp("#f4f4f4"), "252", "#B36B00", "16", "255", "240"
 		}
 		t.Base = s().Foreground(fg)
 		t.Dim = s().Foreground(dim)
@@ -81,7 +98,7 @@ func New(r *lipgloss.Renderer, name string) (*Theme, error) {
 		t.Live = s().Bold(true).Foreground(lipgloss.Color("40"))
 		t.Paused = s().Bold(true).Foreground(lipgloss.Color("214"))
 		t.ReadOnly = s().Bold(true).Foreground(lipgloss.Color("75"))
-		t.Warn = s().Foreground(lipgloss.Color("214"))
+		t.Warn = s().Foreground(t.Expired) // one colour for stuck and for warnings
 		t.Bad = s().Bold(true).Foreground(lipgloss.Color("196"))
 		t.Good = s().Foreground(lipgloss.Color("40"))
 		t.Invalid = s().Foreground(lipgloss.Color("201")).Italic(true)

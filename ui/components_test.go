@@ -416,6 +416,7 @@ func TestDownIsUnmistakable(t *testing.T) {
 	h := newHeatPane(c)
 	h.SetSize(60, 12)
 	cells := c.heatmap(h.cells())
+	h.measure(cells)
 	rows := h.glyphs(cells, -1, -1)
 	hatched, other := 0, 0
 	for i, cell := range cells {
@@ -634,5 +635,65 @@ func TestTimelineScaleNowAndBeyond(t *testing.T) {
 	at = len([]rune(string(axis)[:at]))
 	if bars[at] != '█' {
 		t.Errorf("the bar on now is %q, the axis %q", string(bars[at]), string(axis))
+	}
+}
+
+// The spread: % shows each primary's share of slots, queues, jobs and
+// expired; a node with far more than its share is marked and said so in
+// numbers, whether of the jobs or of the slots.
+func TestSpreadMarksImbalance(t *testing.T) {
+	s := fixture(30)
+	s.Nodes[2].Pending, s.Nodes[2].Active = 1500, 100 // :7002 holds most of the jobs
+	m := ready(&fakeSource{snap: s}, 120, 40, Options{})
+	v := m.View()
+	if !strings.Contains(v, "⚠ :7002 has") {
+		t.Errorf("no mark in counts mode:\n%s", v)
+	}
+	v = press(m, "%").View()
+	for _, want := range []string{"Spread · cluster", "SHARE", "33%", "⚠ :7002 has 80% of jobs on 33% of slots (2.4×)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the spread lacks %q:\n%s", want, v)
+		}
+	}
+	even := fixture(30)
+	if v := ready(&fakeSource{snap: even}, 120, 40, Options{}).View(); strings.Contains(v, "⚠ :") || strings.Contains(v, "s ⚠") {
+		t.Errorf("an even cluster is marked:\n%s", v)
+	}
+	lop := fixture(30)
+	lop.Nodes[0].Slots = []model.Range{{Lo: 0, Hi: 9999}}
+	lop.Nodes[1].Slots = []model.Range{{Lo: 10000, Hi: 12999}}
+	lop.Nodes[2].Slots = []model.Range{{Lo: 13000, Hi: 16383}}
+	if v := ready(&fakeSource{snap: lop}, 120, 40, Options{}).View(); !strings.Contains(v, "⚠ :7000 owns 61% of slots: 1.8× a fair share") {
+		t.Errorf("a lopsided slot split is not said:\n%s", v)
+	}
+}
+
+// m cycles what the heatmap's brightness measures; the title says the
+// mode and its scale; in expired mode only cells with expired leases light.
+func TestHeatModes(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{})
+	if v := m.View(); !strings.Contains(v, "jobs per cell ░1") {
+		t.Errorf("jobs mode title:\n%s", v)
+	}
+	v := press(m, "m").View()
+	if !strings.Contains(v, "queues per cell") || !strings.Contains(v, "brightness is queues per cell") {
+		t.Errorf("m did not switch to queues:\n%s", v)
+	}
+	press(m, "m").View()
+	cells := m.c.heatmap(m.heat.cells())
+	lit := 0
+	for i, c := range cells {
+		if (m.heat.levels[i] > 0) != (c.Expired > 0) {
+			t.Fatalf("expired mode: cell %d has %d expired and level %d", i, c.Expired, m.heat.levels[i])
+		}
+		if c.Expired > 0 {
+			lit++
+		}
+	}
+	if lit == 0 || !strings.Contains(m.View(), "expired per cell") {
+		t.Error("expired mode lights nothing, or its title does not say it")
+	}
+	if press(m, "m"); m.heat.mode != heatJobs {
+		t.Error("m does not come back to jobs")
 	}
 }

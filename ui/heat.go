@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -43,6 +45,54 @@ type heatPane struct {
 	nodesBeside bool // the nodes pane is on screen: the legend may be short
 	cursor      int  // slot under the cursor, -1 before the first move
 	styles      map[[2]lipgloss.Color]termenv.Style
+	mode        heatMode
+	levels      []int // each cell's brightness in the mode, set by View
+}
+
+// heatMode is what the heatmap's brightness measures.
+type heatMode int
+
+const (
+	heatJobs    heatMode = iota // pending + active
+	heatQueues                  // how many queues
+	heatExpired                 // expired leases
+	heatModes
+)
+
+var heatModeNames = [...]string{"jobs", "queues", "expired"}
+
+// value is what the mode measures in a cell.
+func (m heatMode) value(c *model.HeatCell) int64 {
+	switch m {
+	case heatQueues:
+		return int64(c.Queues)
+	case heatExpired:
+		return c.Expired
+	}
+	return c.Load
+}
+
+// measure sets each cell's level in the mode (log scale against the
+// highest cell) and returns that highest value.
+func (p *heatPane) measure(cells []model.HeatCell) int64 {
+	var top int64
+	for i := range cells {
+		top = max(top, p.mode.value(&cells[i]))
+	}
+	p.levels = p.levels[:0]
+	for i := range cells {
+		p.levels = append(p.levels, model.Level(p.mode.value(&cells[i]), top))
+	}
+	return top
+}
+
+// levelFrom is the lowest value drawn at level l (1..4) when top is the
+// highest: the inverse of model.Level's scale, for the legend.
+func levelFrom(l int, top int64) int64 {
+	if l <= 1 {
+		return 1
+	}
+	return max(1, int64(math.Ceil(math.Expm1((float64(l)-1.5)/3*math.Log1p(float64(top))))))
 }
 
 func newHeatPane(c *common) *heatPane {
@@ -118,6 +168,7 @@ func (p *heatPane) View() string {
 	}
 	n := p.cells()
 	cells := p.c.heatmap(n)
+	top := p.measure(cells)
 	cursor, sel := -1, -1
 	if p.focused && p.cursor >= 0 {
 		cursor = model.CellOf(uint16(p.cursor), n)
@@ -132,7 +183,7 @@ func (p *heatPane) View() string {
 		lines = p.blocks(cells, cursor, sel)
 	}
 	lines = append(lines, p.legend(p.w-2), p.inspector(cells, cursor, sel))
-	title := "Slots 0–16383"
+	title := "Slots 0–16383 · " + p.scale(top)
 	if p.focused {
 		title += " · ←↑↓→ move · enter select"
 	}
@@ -144,6 +195,7 @@ func (p *heatPane) glyphs(cells []model.HeatCell, cursor, sel int) []string {
 	shade := []rune{'·', '░', '▒', '▓', '█'}
 	w, rows := p.mapW(), p.mapRows()
 	lines := make([]string, rows)
+	label := int16(-2) // the node whose run of cells is numbered
 	for row := 0; row < rows; row++ {
 		var b strings.Builder
 		for col := 0; col < w; col++ {
@@ -153,18 +205,23 @@ func (p *heatPane) glyphs(cells []model.HeatCell, cursor, sel int) []string {
 				continue
 			}
 			c := cells[i]
-			ch := shade[c.Level]
+			ch := shade[p.levels[i]]
 			switch {
 			case i == cursor:
 				ch = '@'
 			case i == sel:
 				ch = '◆'
-			case c.Expired > 0:
+			case c.Expired > 0 && p.mode != heatExpired:
 				ch = '!'
 			case c.Owner < 0:
 				ch = '×'
 			case p.down(c):
 				ch = '/'
+			case p.levels[i] == 0 && label != c.Owner:
+				ch, label = ownerGlyph(c.Owner), c.Owner // the first idle cell of a node's run: its number
+			}
+			if i > 0 && cells[i-1].Owner != c.Owner && ch != ownerGlyph(c.Owner) {
+				label = -2 // a new run, not yet labelled
 			}
 			b.WriteRune(ch)
 		}
@@ -184,7 +241,7 @@ func (p *heatPane) colorOf(cells []model.HeatCell, i, cursor, sel int) lipgloss.
 		return "226"
 	case i == sel:
 		return th.Mark
-	case c.Expired > 0:
+	case c.Expired > 0 && p.mode != heatExpired:
 		return th.Expired
 	case c.Owner < 0:
 		return th.Uncovered
@@ -194,7 +251,16 @@ func (p *heatPane) colorOf(cells []model.HeatCell, i, cursor, sel int) lipgloss.
 		}
 		return th.Empty
 	}
-	return th.NodeColor(int(c.Owner), c.Level)
+	return th.NodeColor(int(c.Owner), p.levels[i])
+}
+
+// ownerGlyph is node i's number in mono, as the legend and the nodes pane
+// write it ([1]); past nine, '#'.
+func ownerGlyph(i int16) rune {
+	if i >= 0 && i < 9 {
+		return rune('1' + i)
+	}
+	return '#'
 }
 
 // down reports whether the cell's owner did not answer the last poll: its
@@ -244,4 +310,29 @@ func (p *heatPane) blocks(cells []model.HeatCell, cursor, sel int) []string {
 		lines[row] = b.String()
 	}
 	return lines
+}
+
+// scale says the mode and what each brightness means: "jobs per cell
+// ■1 ■4 ■20 ■95 · m", the swatches in the first node's hue (glyphs in mono).
+func (p *heatPane) scale(top int64) string {
+	th := p.c.th
+	s := heatModeNames[p.mode] + " per cell"
+	if top <= 0 {
+		return s + " (none) · m mode"
+	}
+	shade := []string{"·", "░", "▒", "▓", "█"}
+	prev := int64(0)
+	for l := 1; l <= 4; l++ {
+		v := levelFrom(l, top)
+		if v <= prev || v > top {
+			continue
+		}
+		prev = v
+		sw := shade[l]
+		if !th.Glyphs {
+			sw = th.Renderer.NewStyle().Foreground(th.NodeColor(0, l)).Render("■")
+		}
+		s += fmt.Sprintf(" %s%s", sw, human(v))
+	}
+	return s + fmt.Sprintf("‥%s · m mode", human(top))
 }

@@ -82,15 +82,14 @@ func (s *helpScreen) View() string {
 func (s *helpScreen) content(w int) []string {
 	th := s.c.th
 	lines := []string{"  " + th.Title.Render("Keys")}
-	for _, g := range keyGroups() {
-		lines = append(lines, "  "+th.Header.Render(g.pane))
-		lines = append(lines, keyColumns(s, g.keys.FullHelp(), w-4)...)
-	}
-	lines = append(lines, "")
-	if !s.actions {
+	if !s.actions { // first: it is why a key the operator just pressed did nothing
 		lines = append(lines, "  "+th.ReadOnly.Render("read-only")+th.Dim.Render(": r, R and D are off because "+s.why+"."))
 	} else {
 		lines = append(lines, wrapDim(s, "r requeues only if the job's attempts still equal what you saw (the fence); D asks you to type the queue's name.", w)...)
+	}
+	for _, g := range keyGroups() {
+		lines = append(lines, "  "+th.Header.Render(g.pane))
+		lines = append(lines, keyColumns(s, g.keys.FullHelp(), w-4)...)
 	}
 	lines = append(lines, "", "  "+th.Title.Render("What the screen says"))
 	for _, t := range glossary {
@@ -103,7 +102,9 @@ func (s *helpScreen) content(w int) []string {
 var glossary = []string{
 	"Heatmap: a cell is a range of slots; its hue is the node that owns them, its brightness pending+active jobs there (log scale). " +
 		"Expired leases, slots no node covers and a node that does not answer are marked as the legend under it says.",
-	"Nodes: ● or [n] a primary, └ its replicas; sl slots, q queues, p pending, a active, ✗ expired (stuck) jobs; the time is its last snapshot's round trip.",
+	"Nodes: ● or [n] a primary, └ its replicas; JOBS is pending+active, RTT the round trip of its last snapshot; % shows each node's share of the cluster " +
+		"(the spread) and ⚠ marks a node with 1.5× its share of the slots or of the jobs, said in numbers under the rows.",
+	"Heatmap legend and inspector: sl slots, q queues; p pending, a active, ✗ expired (stuck) jobs. In mono a node's first idle cell shows its number.",
 	"k, M: thousand, million (1.5k = 1,500). 12s, 9m58s, 3h02m, 4d: ages and durations.",
 	"Queue list: OLDEST is how long the oldest pending job has waited; TREND the pending count over the last minute; STATUS what is wrong, the most urgent first.",
 	"! before a queue: it has a STATUS the width does not show; ✗: its node does not answer.",

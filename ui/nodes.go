@@ -16,10 +16,11 @@ import (
 // foreign keys and notes; its title names the connection and its last row
 // the connection's facts (the root's: fence, clock, own load, interval).
 type nodesPane struct {
-	c     *common
-	w, h  int
-	title string
-	facts []string
+	c      *common
+	w, h   int
+	title  string
+	facts  []string
+	shares bool // the spread: each node's share of the cluster, not its counts
 }
 
 func (p *nodesPane) SetSize(w, h int)          { p.w, p.h = w, h }
@@ -35,17 +36,26 @@ func (p *nodesPane) View() string {
 	}
 	common := commonHost(s)
 	in := p.w - 2
-	var lines []string
+	sp := spreadOf(s)
+	head := fmt.Sprintf("%-10s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "RTT")
+	if p.shares {
+		head = fmt.Sprintf("%-10s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "SHARE")
+	}
+	lines := []string{th.Header.Render(head)}
+	var notes []string
 	for i, n := range s.Nodes {
 		if n.Role != model.RolePrimary {
 			continue
 		}
-		lines = append(lines, p.primary(i, n, common, in))
+		lines = append(lines, p.primary(i, n, common, sp))
+		if w := sp.words(i, shortAddr(n.Addr, common)); w != "" {
+			notes = append(notes, th.Warn.Render("⚠ "+w))
+		}
 		for _, ri := range s.Topology.ReplicasOf(n.ID) {
 			rn := s.Nodes[ri]
 			st := rn.Health
 			if rn.Err != "" {
-				st = th.Bad.Render(textgate.Bounded(rn.Err, 40))
+				st = th.Bad.Render("down: " + downWords(rn.Err))
 			} else if st == "online" {
 				st = th.Good.Render("ok")
 			}
@@ -58,6 +68,7 @@ func (p *nodesPane) View() string {
 				th.Bad.Render("failed: owns no slot (its replica took over)")))
 		}
 	}
+	lines = append(lines, notes...)
 	if len(s.TotalSpark) > 0 {
 		p1, _, _ := s.Totals()
 		lines = append(lines, fmt.Sprintf("all queues %s %s pending · %s", sparkline(th, s.TotalSpark), human(p1),
@@ -78,10 +89,17 @@ func (p *nodesPane) View() string {
 	for i := range lines {
 		lines[i] = fit(lines[i], in)
 	}
-	return box(th.Border, "Nodes · "+p.title, lines, p.w, p.h)
+	title := "Nodes · " + p.title
+	if p.shares {
+		title = "Spread · " + p.title
+	}
+	return box(th.Border, title, lines, p.w, p.h)
 }
 
-func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) string {
+// primary is a primary's row: its counts, or with shares its share of the
+// cluster's slots, queues, jobs and expired leases, and a mark where it
+// holds far more than its share.
+func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread) string {
 	th := p.c.th
 	dot := th.Renderer.NewStyle().Foreground(th.NodeColor(i, 4)).Render("●")
 	if th.Glyphs {
@@ -96,31 +114,100 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, in int) st
 		return fmt.Sprintf("%s %-6s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(st)) +
 			th.Dim.Render(" · "+textgate.Text(n.Err))
 	}
-	ranges := ""
-	if in >= 58 { // narrow: the ranges go (the heatmap shows them), the latency stays
-		for k, rg := range n.Slots {
-			if k == 2 {
-				ranges += fmt.Sprintf(",+%d", len(n.Slots)-2)
-				break
+	name := fit(dot+" "+shortAddr(n.Addr, common), 10)
+	exp := fmt.Sprintf("%8s", human(n.Expired))
+	var line string
+	if p.shares {
+		pc := func(x, of int64) string {
+			if of <= 0 {
+				return "–"
 			}
-			if k > 0 {
-				ranges += ","
-			}
-			ranges += rg.String()
+			return fmt.Sprintf("%.0f%%", 100*float64(x)/float64(of))
 		}
-		ranges = fmt.Sprintf("%-11s ", ranges)
+		exp = fmt.Sprintf("%8s", pc(n.Expired, sp.expired))
+		line = name + fmt.Sprintf("%6s %7s %7s ", pc(int64(n.SlotCount()), sp.slots), pc(int64(n.Queues), sp.queues),
+			pc(n.Pending+n.Active, sp.jobs))
+	} else {
+		line = name + fmt.Sprintf("%6d %7s %7s ", n.SlotCount(), human(int64(n.Queues)), human(n.Pending+n.Active))
 	}
-	exp := fmt.Sprintf("%d✗", n.Expired)
 	if n.Expired > 0 {
 		exp = th.Warn.Render(exp)
 	}
-	line := fmt.Sprintf("%s %-6s %s%4dsl %3dq %4sp %3sa %s", dot, shortAddr(n.Addr, common), ranges,
-		n.SlotCount(), n.Queues, human(n.Pending), human(n.Active), exp)
-	line += th.Dim.Render(fmt.Sprintf(" %s", n.Latency.Round(100*time.Microsecond)))
+	line += exp
+	if p.shares {
+		line += fmt.Sprintf(" %5s", "")
+	} else {
+		line += th.Dim.Render(fmt.Sprintf(" %6s", n.Latency.Round(100*time.Microsecond)))
+	}
+	if sp.heavy(i) {
+		line += th.Warn.Render(" ⚠")
+	}
 	if len(n.Migrating) > 0 {
 		line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))
 	}
 	return line
+}
+
+// spread is the cluster's totals over the primaries that answered, for
+// each node's share.
+type spread struct {
+	s             *model.Snapshot
+	primaries     int
+	slots, queues int64
+	jobs, expired int64
+}
+
+// imbalance is how far past its share a node must be to be marked.
+const imbalance = 1.5
+
+func spreadOf(s *model.Snapshot) spread {
+	sp := spread{s: s}
+	for _, n := range s.Nodes {
+		if n.Role != model.RolePrimary {
+			continue
+		}
+		sp.primaries++
+		sp.slots += int64(n.SlotCount())
+		sp.queues += int64(n.Queues)
+		sp.jobs += n.Pending + n.Active
+		sp.expired += n.Expired
+	}
+	return sp
+}
+
+// ratios are node i's share of the slots against a fair share (one
+// primary's), and its share of the jobs against its share of the slots.
+func (sp spread) ratios(i int) (slots, jobs float64) {
+	n := &sp.s.Nodes[i]
+	if sp.primaries == 0 || sp.slots == 0 {
+		return 0, 0
+	}
+	slotShare := float64(n.SlotCount()) / float64(sp.slots)
+	slots = slotShare * float64(sp.primaries)
+	if sp.jobs >= 100 && slotShare > 0 { // a handful of jobs proves nothing
+		jobs = float64(n.Pending+n.Active) / float64(sp.jobs) / slotShare
+	}
+	return slots, jobs
+}
+
+func (sp spread) heavy(i int) bool {
+	s, j := sp.ratios(i)
+	return sp.primaries > 1 && (s >= imbalance || j >= imbalance)
+}
+
+// words says in numbers how node i is out of balance, "" when it is not.
+func (sp spread) words(i int, name string) string {
+	if !sp.heavy(i) {
+		return ""
+	}
+	n := &sp.s.Nodes[i]
+	s, j := sp.ratios(i)
+	slotPct := 100 * float64(n.SlotCount()) / float64(sp.slots)
+	if j >= imbalance {
+		return fmt.Sprintf("%s has %.0f%% of jobs on %.0f%% of slots (%.1f×)", name,
+			100*float64(n.Pending+n.Active)/float64(sp.jobs), slotPct, j)
+	}
+	return fmt.Sprintf("%s owns %.0f%% of slots: %.1f× a fair share", name, slotPct, s)
 }
 
 // downWords says in plain words why a node did not answer, from the

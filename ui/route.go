@@ -107,6 +107,14 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		m.trend.long = !m.trend.long
 	case key.Matches(msg, k.Idle):
 		return m.toggleIdle()
+	case key.Matches(msg, k.HeatMode):
+		m.heat.mode = (m.heat.mode + 1) % heatModes
+		m.say("the heatmap's brightness is "+heatModeNames[m.heat.mode]+" per cell (m: next)", false)
+	case key.Matches(msg, k.Spread):
+		m.nodes.shares = !m.nodes.shares
+		if m.lay.nodes.w == 0 {
+			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
+		}
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 		m.relayout()
