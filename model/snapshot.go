@@ -166,3 +166,12 @@ type Field struct {
 	Name, Value       string
 	NameLen, ValueLen int
 }
+
+// FindProgress is how far a find of a job's row by id has gone.
+type FindProgress struct {
+	Queue         string   // the queue whose row matched, once found
+	Walked, Total int64    // keys the SCAN pages covered, of the primaries' keys
+	Nodes         int      // primaries searched
+	Failed        []string // primaries that could not be searched, in words
+	Done          bool     // found, or every primary walked or failed
+}

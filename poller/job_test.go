@@ -114,3 +114,49 @@ func TestReadJobOnTheEmbeddedServer(t *testing.T) {
 	defer env.Close()
 	checkJobDetail(t, env.Client, "orders")
 }
+
+// Find on a real cluster: a job's row is found by its id among thousands
+// of other keys, a page per primary per step (bounded work per call); an
+// id with no row walks every primary and ends with nothing; a malformed id
+// is refused before any server is asked.
+func TestFindJobOnACluster(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	var cmds valkey.Commands
+	for i := 0; i < 6000; i++ {
+		cmds = append(cmds, c.B().Set().Key(fmt.Sprintf("filler:%d", i)).Value("x").Build())
+	}
+	for _, r := range c.DoMulti(ctx, cmds...) {
+		if err := r.Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := echomq.Enqueue(ctx, c, "needle-queue", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := pollAll(t, c, Options{})
+	if _, err := p.StartFind(ctx, "JOB-not-an-id"); err == nil {
+		t.Error("a malformed id was not refused")
+	}
+	run := func(id string) (*Find, int) {
+		f, err := p.StartFind(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := 0
+		for !f.Done() && steps < 1000 {
+			p.FindStep(ctx, f)
+			steps++
+		}
+		return f, steps
+	}
+	f, steps := run(id)
+	if f.Queue != "needle-queue" || len(f.Errs) != 0 || f.Nodes() != 3 || f.Total < 6000 {
+		t.Errorf("found in %q, errors %v, %d nodes, %d keys", f.Queue, f.Errs, f.Nodes(), f.Total)
+	}
+	t.Logf("found after %d steps, %d of %d keys walked", steps, f.Walked, f.Total)
+	none, steps := run(echomq.NewJobID())
+	if none.Queue != "" || !none.Done() || none.Walked != none.Total || steps < 2 {
+		t.Errorf("a missing id: queue %q, walked %d of %d in %d steps", none.Queue, none.Walked, none.Total, steps)
+	}
+}

@@ -85,6 +85,7 @@ type (
 		q      model.Queue
 		job    model.Job
 		active bool
+		found  bool // opened by a find: the state is the row's, once read
 	}
 	// requeueMsg: r on an active job (its pane or its detail).
 	requeueMsg struct {

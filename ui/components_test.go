@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -695,5 +697,90 @@ func TestHeatModes(t *testing.T) {
 	}
 	if press(m, "m"); m.heat.mode != heatJobs {
 		t.Error("m does not come back to jobs")
+	}
+}
+
+// fakeFinder finds id in queue after steps steps; any other id is not there.
+type fakeFinder struct {
+	*fakeSource
+	id, queue string
+	steps     int
+	started   int
+}
+
+type fakeSearch struct {
+	f    *fakeFinder
+	id   string
+	done int
+}
+
+func (f *fakeFinder) StartFind(_ context.Context, id string) (FindSearch, error) {
+	if !strings.HasPrefix(id, "JOB") {
+		return nil, errors.New(`"` + id + `" is not a job id: JOB followed by a 26-character ULID`)
+	}
+	f.started++
+	return &fakeSearch{f: f, id: id}, nil
+}
+
+func (s *fakeSearch) Step(context.Context) model.FindProgress {
+	s.done++
+	p := model.FindProgress{Walked: int64(s.done * 1000), Total: int64(s.f.steps * 1000), Nodes: 3}
+	if s.done >= s.f.steps {
+		p.Done = true
+		if s.id == s.f.id {
+			p.Queue = s.f.queue
+		}
+	}
+	return p
+}
+
+// f finds a job by id: a pasted id (quotes and spaces dropped) is searched
+// step by step, and its queue is selected and its detail opened; an id not
+// there says so; a malformed one is refused in words; esc cancels.
+func TestFindOpensTheJob(t *testing.T) {
+	src := &fakeFinder{fakeSource: &fakeSource{snap: fixture(30)}, id: liveID, queue: "tenant-12", steps: 3}
+	src.jobs = map[string]model.JobDetail{liveID: {Queue: "tenant-12", ID: liveID, Exists: true, State: "active",
+		Attempts: "4", InActive: true, ActiveScore: fixedNow.UnixMilli() - 9000, PendingRank: -1}}
+	m := ready(src.fakeSource, 120, 40, Options{Actions: &fakeActions{}})
+	m.src = src
+	m = press(m, "f")
+	if m.find == nil || !strings.Contains(m.View(), "Find a job by its id") {
+		t.Fatal("f did not open the find")
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(" '" + liveID + "' "), Paste: true})
+	settle(m, cmd, true)
+	_, cmd = m.Update(keyMsg("enter"))
+	settle(m, cmd, true)
+	if m.find != nil || m.detail == nil || m.detail.job.ID != liveID || m.c.sel == nil || m.c.sel.Name != "tenant-12" {
+		t.Fatalf("the find did not open the job: find %v detail %v sel %v", m.find != nil, m.detail != nil, m.c.sel)
+	}
+	v := m.View() + m.flash
+	for _, want := range []string{"found " + liveID + " in tenant-12", "stuck for 9s", "4 · claimed 4 times"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("after the find, the screen lacks %q:\n%s", want, v)
+		}
+	}
+	if !m.detail.keys.Requeue.Enabled() {
+		t.Error("a found active job cannot be requeued from its detail")
+	}
+	m = press(m, "esc", "f")
+	for _, r := range stuckID {
+		m.Update(keyMsg(string(r)))
+	}
+	_, cmd = m.Update(keyMsg("enter"))
+	settle(m, cmd, true)
+	if v := m.View(); m.find == nil || !strings.Contains(v, "no row of that id on any primary searched") ||
+		!strings.Contains(v, "searched 100% of 3,000 keys on 3 primaries") {
+		t.Errorf("an id not there:\n%s", v)
+	}
+	m = press(m, "esc", "f", "x")
+	_, cmd = m.Update(keyMsg("enter"))
+	settle(m, cmd, true)
+	if v := m.View(); !strings.Contains(v, `"x" is not a job id`) {
+		t.Errorf("a malformed id:\n%s", v)
+	}
+	m = press(m, "esc")
+	if m.find != nil || src.started != 2 {
+		t.Errorf("esc did not close the find, or a malformed id was searched (%d finds)", src.started)
 	}
 }

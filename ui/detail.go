@@ -49,17 +49,19 @@ var errInvalidID = fmt.Errorf("this member of the set is not a valid job id: it 
 // detailView is the job detail overlay: the job as the pane showed it, its
 // row once read, the payload in a viewport.
 type detailView struct {
-	c      *common
-	keys   detailKeys
-	q      model.Queue
-	job    model.Job
-	active bool
-	d      model.JobDetail
-	err    error
-	done   bool
-	vp     viewport.Model
-	w, h   int
-	seenAt time.Time // local time of the snapshot q is from
+	c       *common
+	keys    detailKeys
+	q       model.Queue
+	job     model.Job
+	active  bool
+	d       model.JobDetail
+	err     error
+	done    bool
+	vp      viewport.Model
+	w, h    int
+	seenAt  time.Time // local time of the snapshot q is from
+	found   bool      // opened by a find: no pane said its state, the row does
+	actions bool
 }
 
 func newDetail(c *common, q model.Queue, j model.Job, active, actions bool) *detailView {
@@ -67,6 +69,7 @@ func newDetail(c *common, q model.Queue, j model.Job, active, actions bool) *det
 	if c.snap != nil && !c.snap.TakenAt.IsZero() {
 		d.seenAt = c.snap.TakenAt
 	}
+	d.actions = actions
 	d.keys.Requeue.SetEnabled(actions && d.requeueable())
 	d.vp.SetContent("reading the job row…")
 	if !j.Valid {
@@ -119,6 +122,13 @@ func (d *detailView) Update(msg tea.Msg) tea.Cmd {
 func (d *detailView) loaded(msg jobMsg) {
 	th := d.c.th
 	d.d, d.err, d.done = msg.d, msg.err, true
+	if d.found && msg.err == nil && msg.d.InActive { // found active: r may fence it with what the row says
+		if n, err := strconv.ParseInt(msg.d.Attempts, 10, 64); err == nil {
+			d.active = true
+			d.job.Score, d.job.Attempts, d.job.AttemptsOK = msg.d.ActiveScore, n, true
+			d.keys.Requeue.SetEnabled(d.actions && d.requeueable())
+		}
+	}
 	switch {
 	case msg.err != nil:
 		d.vp.SetContent(th.Bad.Render(textgate.Text(msg.err.Error())))

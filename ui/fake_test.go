@@ -233,7 +233,7 @@ func settle(m *Model, cmd tea.Cmd, async bool) {
 		case focusMsg, selectQueueMsg, flashMsg, closeMsg, openJobMsg, requeueMsg, actionDoneMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
-		case jobMsg, actionMsg:
+		case jobMsg, actionMsg, findStartedMsg, findStepMsg, findNextMsg, foundMsg:
 			if async {
 				_, next := m.Update(msg)
 				queue = append(queue, next)

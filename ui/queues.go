@@ -140,9 +140,18 @@ func (l *queueList) clearFilter() bool {
 	return true
 }
 
-func (l *queueList) nextSort()           { l.sortKey = l.sortKey.Next(); l.refresh() }
-func (l *queueList) reverseSort()        { l.reverse = !l.reverse; l.refresh() }
-func (l *queueList) selectName(n string) { l.filter.SetValue(""); l.name = n; l.refresh() }
+func (l *queueList) nextSort()    { l.sortKey = l.sortKey.Next(); l.refresh() }
+func (l *queueList) reverseSort() { l.reverse = !l.reverse; l.refresh() }
+
+// selectName selects the queue of that name (the filter is cleared so it
+// is in view) and reports whether the list holds it.
+func (l *queueList) selectName(n string) bool {
+	l.filter.SetValue("")
+	l.name = n
+	l.refresh()
+	q := l.selected()
+	return q != nil && q.Name == n
+}
 
 // refresh recomputes the list from the fold and keeps the selection on
 // the same queue by name.

@@ -79,6 +79,7 @@ type Model struct {
 	detail   *detailView
 	helpView *helpScreen
 	dialog   *dialog
+	find     *findView
 
 	flash    string // the last outcome, in words
 	flashBad bool

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -17,6 +18,8 @@ func (m *Model) overlay() Component {
 	switch {
 	case m.dialog != nil:
 		return m.dialog
+	case m.find != nil:
+		return m.find
 	case m.detail != nil:
 		return m.detail
 	case m.helpView != nil:
@@ -115,6 +118,13 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		if m.lay.nodes.w == 0 {
 			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
 		}
+	case key.Matches(msg, k.Find):
+		f, ok := m.src.(Finder)
+		if !ok {
+			return m.say("find is not available on this source", true)
+		}
+		m.find = newFindView(m.c, f)
+		m.find.SetSize(min(m.width, 96), 8)
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 		m.relayout()
@@ -210,6 +220,12 @@ func (m *Model) component(msg tea.Msg) tea.Cmd {
 		if m.dialog != nil {
 			return m.dialog.Update(msg)
 		}
+	case findStartedMsg, findStepMsg, findNextMsg:
+		if m.find != nil {
+			return m.find.Update(msg)
+		}
+	case foundMsg:
+		return m.found(msg)
 	case actionDoneMsg:
 		m.dialog = nil
 		m.applyFocus()
@@ -225,6 +241,8 @@ func (m *Model) component(msg tea.Msg) tea.Cmd {
 
 func (m *Model) closeOverlay() {
 	switch {
+	case m.find != nil:
+		m.find = nil
 	case m.detail != nil:
 		m.detail = nil
 	case m.helpView != nil:
@@ -235,6 +253,7 @@ func (m *Model) closeOverlay() {
 // openJob opens a job's detail and reads its row; the answer names the job.
 func (m *Model) openJob(msg openJobMsg) tea.Cmd {
 	m.detail = newDetail(m.c, msg.q, msg.job, msg.active, m.actionsOn())
+	m.detail.found = msg.found
 	m.detail.SetSize(m.width, m.height-2)
 	if !msg.job.Valid {
 		return nil
@@ -321,4 +340,20 @@ func (m *Model) toggleIdle() tea.Cmd {
 		m.say(fmt.Sprintf("idle queues shown (%d): i hides them", idle), false)
 	}
 	return m.selectionChanged()
+}
+
+// found ends a find with its row: the queue is selected when the list has
+// it, and the job's detail opens (its state comes from the row read).
+func (m *Model) found(msg foundMsg) tea.Cmd {
+	m.find = nil
+	q := model.Queue{Name: msg.queue, OldestPendingAgeMs: -1}
+	if m.queues.selectName(msg.queue) {
+		m.setFocus(paneQueues)
+		if sel := m.queues.selected(); sel != nil {
+			q = *sel
+		}
+	}
+	cmd := m.selectionChanged()
+	m.say("found "+textgate.Text(msg.id)+" in "+textgate.Bounded(msg.queue, 60), false)
+	return tea.Batch(cmd, m.openJob(openJobMsg{q: q, job: model.Job{ID: msg.id, Valid: true}, found: true}))
 }

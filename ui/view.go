@@ -34,6 +34,9 @@ func (m *Model) View() string {
 		inNodes = m.lay.nodes.w > 0
 		body = m.panes()
 	}
+	if m.find != nil {
+		body = placeOver(body, m.find.View(), m.width)
+	}
 	if m.dialog != nil {
 		body = placeOver(body, m.dialog.View(), m.width)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sort"
 	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -103,4 +104,29 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 		return exitError
 	}
 	return exitOK
+}
+
+// StartFind begins a find of a job's row by id, for the UI's f.
+func (s source) StartFind(ctx context.Context, id string) (ui.FindSearch, error) {
+	f, err := s.Poller.StartFind(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return findSearch{s.Poller, f}, nil
+}
+
+type findSearch struct {
+	p *poller.Poller
+	f *poller.Find
+}
+
+// Step walks one page per primary and says how far the find has gone.
+func (s findSearch) Step(ctx context.Context) model.FindProgress {
+	s.p.FindStep(ctx, s.f)
+	pr := model.FindProgress{Queue: s.f.Queue, Walked: s.f.Walked, Total: s.f.Total, Nodes: s.f.Nodes(), Done: s.f.Done()}
+	for addr, e := range s.f.Errs {
+		pr.Failed = append(pr.Failed, addr+": "+e)
+	}
+	sort.Strings(pr.Failed)
+	return pr
 }

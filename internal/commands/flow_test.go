@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/theme"
 	"github.com/echomq/emqtop/ui"
+	"github.com/valkey-io/valkey-go"
 )
 
 func keys(tm *teatest.TestModel, ks ...string) {
@@ -152,6 +154,54 @@ func TestDashboardShowsADownNode(t *testing.T) {
 	waitFor(t, tm, "LIVE", victim)
 	cl.Kill(1)
 	waitFor(t, tm, "DEGRADED 1/3 down", "down: connection refused", "/ down", "node down")
+	keys(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// f on a real cluster: a job id typed into the find is found among other
+// keys on whichever primary holds it, and its detail opens with its place
+// in pending and the fields of its row.
+func TestDashboardFindsAJob(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	var cmds valkey.Commands
+	for i := 0; i < 3000; i++ {
+		cmds = append(cmds, c.B().Set().Key(fmt.Sprintf("other:%d", i)).Value("x").Build())
+	}
+	for _, r := range c.DoMulti(bg, cmds...) {
+		if err := r.Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var id string
+	for i := 0; i < 3; i++ {
+		var err error
+		if id, err = echomq.Enqueue(bg, c, "needle", []byte(`{"n":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row, _ := keyspace.JobKey("needle", id)
+	if err := c.Do(bg, c.B().Hset().Key(row).FieldValue().FieldValue("trace_id", "abc-123").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
+	pc, err := poller.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	p := poller.New(pc, poller.Options{Target: cfg.Target()})
+	defer p.Close()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	th, _ := theme.New(r, "dark")
+	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, ReadOnly: true})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 50))
+	waitFor(t, tm, "LIVE", "needle")
+	keys(tm, "f")
+	waitFor(t, tm, "Find a job by its id")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(id), Paste: true})
+	keys(tm, "enter")
+	waitFor(t, tm, "3rd of 3 in pending", "trace_id", "abc-123")
 	keys(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
