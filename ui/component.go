@@ -101,4 +101,6 @@ type (
 	}
 	// closeMsg: an overlay is done.
 	closeMsg struct{}
+	// copyMsg: c in an overlay; the root holds the clipboard.
+	copyMsg struct{ text, what string }
 )

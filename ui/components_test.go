@@ -784,3 +784,29 @@ func TestFindOpensTheJob(t *testing.T) {
 		t.Errorf("esc did not close the find, or a malformed id was searched (%d finds)", src.started)
 	}
 }
+
+// c copies what the operator points at: the job under a job pane's
+// cursor, else the selected queue's name, the job in its detail; an
+// invalid id (server text) is never copied.
+func TestCopy(t *testing.T) {
+	var got []string
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Copy: func(s string) error { got = append(got, s); return nil }})
+	m = press(m, "c")
+	m = press(m, "shift+tab", "c") // the active pane: its first job
+	m = press(m, "enter")
+	m = press(m, "c")
+	if !strings.Contains(m.View(), "copied the job id "+stuckID) {
+		t.Errorf("the detail does not say it copied:\n%s", m.View())
+	}
+	m = press(m, "esc", "j", "j", "c") // the invalid id
+	if len(got) != 3 || got[0] != "orders" || got[1] != stuckID || got[2] != stuckID {
+		t.Errorf("copied %q", got)
+	}
+	if !strings.Contains(m.flash, "never copied") {
+		t.Errorf("an invalid id: flash %q", m.flash)
+	}
+	none := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
+	if press(none, "c"); !strings.Contains(none.flash, "not available") {
+		t.Errorf("without a clipboard: flash %q", none.flash)
+	}
+}

@@ -16,7 +16,7 @@ import (
 )
 
 type detailKeys struct {
-	Scroll, Page, Back, Requeue, Quit key.Binding
+	Scroll, Page, Back, Requeue, Copy, Quit key.Binding
 }
 
 func newDetailKeys() detailKeys {
@@ -25,15 +25,16 @@ func newDetailKeys() detailKeys {
 		Page:    bind([]string{"pgup", "pgdown"}, "pgup/pgdn", "page"),
 		Back:    bind([]string{"esc", "enter"}, "esc", "back"),
 		Requeue: bind([]string{"r"}, "r", "requeue job"),
+		Copy:    bind([]string{"c"}, "c", "copy the job id"),
 		Quit:    bind([]string{"q"}, "q", "quit"),
 	}
 }
 
 func (k detailKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Scroll, k.Page, k.Back, k.Requeue, k.Quit}
+	return []key.Binding{k.Scroll, k.Page, k.Back, k.Requeue, k.Copy, k.Quit}
 }
 func (k detailKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Scroll, k.Page}, {k.Back, k.Requeue}, {k.Quit}}
+	return [][]key.Binding{{k.Scroll, k.Page}, {k.Back, k.Requeue}, {k.Copy, k.Quit}}
 }
 
 // jobMsg answers the read of one job row; it names its job, and the
@@ -105,6 +106,11 @@ func (d *detailView) Update(msg tea.Msg) tea.Cmd {
 			return d.c.emit(closeMsg{})
 		case key.Matches(msg, d.keys.Quit):
 			return tea.Quit
+		case key.Matches(msg, d.keys.Copy):
+			if !d.job.Valid {
+				return d.c.emit(flashMsg{"this id is invalid: it is shown escaped and never copied", true})
+			}
+			return d.c.emit(copyMsg{text: d.job.ID, what: "job id"})
 		case key.Matches(msg, d.keys.Requeue):
 			// the job on screen, with the attempts seen when it was opened
 			d.c.emit(closeMsg{})

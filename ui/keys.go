@@ -17,7 +17,7 @@ func bind(keys []string, k, h string) key.Binding {
 type GlobalKeys struct {
 	Next, Prev, Back, Filter, Sort, Reverse    key.Binding
 	Pause, Faster, Slower, Narrow, Widen, Span key.Binding
-	Idle, Zoom, HeatMode, Spread, Find         key.Binding
+	Idle, Zoom, HeatMode, Spread, Find, Copy   key.Binding
 	RequeueAll, Drain                          key.Binding
 	Help, Quit, ForceQuit                      key.Binding
 }
@@ -41,6 +41,7 @@ func newGlobalKeys() GlobalKeys {
 		HeatMode:   bind([]string{"m"}, "m", "heatmap: jobs, queues or expired per cell"),
 		Spread:     bind([]string{"%"}, "%", "nodes: counts or each one's share (the spread)"),
 		Find:       bind([]string{"f"}, "f", "find a job by its id, on every primary"),
+		Copy:       bind([]string{"c"}, "c", "copy the selected job id, else the queue name (OSC 52)"),
 		RequeueAll: bind([]string{"R"}, "R", "requeue expired"),
 		Drain:      bind([]string{"D"}, "D", "drain queue"),
 		Help:       bind([]string{"?"}, "?", "help"),
@@ -55,7 +56,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Idle, k.Zoom, k.Find},
+		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Idle, k.Zoom, k.Find, k.Copy},
 		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span, k.HeatMode, k.Spread},
 		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}

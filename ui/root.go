@@ -38,6 +38,9 @@ type Options struct {
 	ReadOnly    bool
 	Actions     Actions // nil: the action keys stay disabled
 	Now         func() time.Time
+	// Copy puts text on the operator's clipboard (OSC 52 to the terminal,
+	// which works over SSH); nil: c says copying is not available.
+	Copy func(text string) error
 }
 
 // Model is the root of the program: the loop, the layout, the focus and

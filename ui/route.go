@@ -71,6 +71,7 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		if m.opt.Actions == nil {
 			why = "no write access was configured"
 		}
+		m.flash = ""
 		m.helpView = newHelpScreen(m.c, m.help, m.actionsOn(), why)
 		m.helpView.SetSize(m.width, m.height-2)
 	case key.Matches(msg, k.Back):
@@ -123,8 +124,11 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		if !ok {
 			return m.say("find is not available on this source", true)
 		}
+		m.flash = ""
 		m.find = newFindView(m.c, f)
 		m.find.SetSize(min(m.width, 96), 8)
+	case key.Matches(msg, k.Copy):
+		return m.copySelected()
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 		m.relayout()
@@ -226,6 +230,8 @@ func (m *Model) component(msg tea.Msg) tea.Cmd {
 		}
 	case foundMsg:
 		return m.found(msg)
+	case copyMsg:
+		return m.copyText(msg.text, msg.what)
 	case actionDoneMsg:
 		m.dialog = nil
 		m.applyFocus()
@@ -252,6 +258,7 @@ func (m *Model) closeOverlay() {
 
 // openJob opens a job's detail and reads its row; the answer names the job.
 func (m *Model) openJob(msg openJobMsg) tea.Cmd {
+	m.flash = "" // the help line is the detail's now
 	m.detail = newDetail(m.c, msg.q, msg.job, msg.active, m.actionsOn())
 	m.detail.found = msg.found
 	m.detail.SetSize(m.width, m.height-2)
@@ -353,7 +360,43 @@ func (m *Model) found(msg foundMsg) tea.Cmd {
 			q = *sel
 		}
 	}
-	cmd := m.selectionChanged()
+	cmd := tea.Batch(m.selectionChanged(), m.openJob(openJobMsg{q: q, job: model.Job{ID: msg.id, Valid: true}, found: true}))
 	m.say("found "+textgate.Text(msg.id)+" in "+textgate.Bounded(msg.queue, 60), false)
-	return tea.Batch(cmd, m.openJob(openJobMsg{q: q, job: model.Job{ID: msg.id, Valid: true}, found: true}))
+	return cmd
+}
+
+// copySelected copies the job under the cursor of a focused job pane, else
+// the selected queue's name. An id that failed the gate is never copied:
+// it came from the server and may carry anything.
+func (m *Model) copySelected() tea.Cmd {
+	text, what := "", ""
+	if m.focus == panePending || m.focus == paneActive {
+		p := m.pending
+		if m.focus == paneActive {
+			p = m.active
+		}
+		if _, jobs := p.jobs(); p.cur < len(jobs) {
+			if !jobs[p.cur].Valid {
+				return m.say("this id is invalid: it is shown escaped and never copied", true)
+			}
+			text, what = jobs[p.cur].ID, "job id"
+		}
+	}
+	if text == "" && m.c.sel != nil {
+		text, what = m.c.sel.Name, "queue name"
+	}
+	return m.copyText(text, what)
+}
+
+func (m *Model) copyText(text, what string) tea.Cmd {
+	switch {
+	case text == "":
+		return m.say("nothing selected to copy", true)
+	case m.opt.Copy == nil:
+		return m.say("copying is not available here", true)
+	}
+	if err := m.opt.Copy(text); err != nil {
+		return m.say("copy failed: "+textgate.Bounded(err.Error(), 120), true)
+	}
+	return m.say(fmt.Sprintf("copied the %s %s (OSC 52: the terminal must allow clipboard writes)", what, textgate.Bounded(text, 60)), false)
 }

@@ -109,16 +109,14 @@ func compose(ps []placed, h int) string {
 func (m *Model) helpLine() string {
 	var keys []key.Binding
 	switch o := m.overlay(); {
+	case o != nil && m.flash != "": // said while the overlay is open (it clears the flash when it opens)
+		return fit(" "+m.flashText()+"  "+m.help.ShortHelpView(o.ShortHelp()), m.width)
 	case o != nil:
 		keys = o.ShortHelp()
 	case m.queues.capturing():
 		return fit(" "+m.queues.filter.View()+m.c.th.Dim.Render("  enter: keep · esc: clear"), m.width)
 	case m.flash != "":
-		st := m.c.th.Good
-		if m.flashBad {
-			st = m.c.th.Warn
-		}
-		return fit(" "+st.Render(textgate.Text(m.flash))+m.c.th.Dim.Render("  (esc to dismiss)"), m.width)
+		return fit(" "+m.flashText()+m.c.th.Dim.Render("  (esc to dismiss)"), m.width)
 	default:
 		keys = append(m.focused().ShortHelp(), m.keys.ShortHelp()...)
 	}
@@ -149,4 +147,13 @@ func placeOver(bg, fg string, width int) string {
 		bl[y] = pre + fit(l, fw) + post
 	}
 	return strings.Join(bl, "\n")
+}
+
+// flashText is the last outcome, in its style.
+func (m *Model) flashText() string {
+	st := m.c.th.Good
+	if m.flashBad {
+		st = m.c.th.Warn
+	}
+	return st.Render(textgate.Text(m.flash))
 }

@@ -7,8 +7,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
+	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -96,7 +99,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 		acts = a
 	}
 	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
-		ReadOnly: r.readOnly, Actions: acts})
+		ReadOnly: r.readOnly, Actions: acts, Copy: clipboard(stdout, os.Getenv)})
 	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
 	go func() { <-ctx.Done(); prog.Quit() }()
 	if _, err := prog.Run(); err != nil {
@@ -129,4 +132,25 @@ func (s findSearch) Step(ctx context.Context) model.FindProgress {
 	}
 	sort.Strings(pr.Failed)
 	return pr
+}
+
+// clipboard writes text to the operator's clipboard with OSC 52, the
+// sequence the terminal (local, or at the far end of SSH) acts on; inside
+// tmux or screen it is wrapped so that it passes through them. Only what
+// the operator chose to copy is ever sent: server text never is.
+func clipboard(out io.Writer, getenv func(string) string) func(string) error {
+	var mu sync.Mutex
+	return func(text string) error {
+		seq := osc52.New(text)
+		switch {
+		case getenv("TMUX") != "":
+			seq = seq.Tmux()
+		case strings.HasPrefix(getenv("TERM"), "screen"):
+			seq = seq.Screen()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_, err := seq.WriteTo(out)
+		return err
+	}
 }
