@@ -55,15 +55,15 @@ func TestQueueListUpdate(t *testing.T) {
 		l.refresh()
 		l.SetFocus(true)
 		for _, k := range tc.keys {
-			if k == "/" && !l.filtering {
+			if k == "/" && !l.filter.capturing() {
 				l.startFilter()
 				continue
 			}
 			l.Update(keyMsg(k))
 		}
-		if l.sel != tc.sel || l.offset != tc.offset || l.filter.Value() != tc.filter || l.filtering != tc.filtering {
+		if l.sel != tc.sel || l.offset != tc.offset || l.filter.Value() != tc.filter || l.filter.capturing() != tc.filtering {
 			t.Errorf("%v: sel %d offset %d filter %q filtering %v; want %d %d %q %v", tc.keys, l.sel, l.offset,
-				l.filter.Value(), l.filtering, tc.sel, tc.offset, tc.filter, tc.filtering)
+				l.filter.Value(), l.filter.capturing(), tc.sel, tc.offset, tc.filter, tc.filtering)
 		}
 	}
 }
@@ -808,5 +808,32 @@ func TestCopy(t *testing.T) {
 	none := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
 	if press(none, "c"); !strings.Contains(none.flash, "not available") {
 		t.Errorf("without a clipboard: flash %q", none.flash)
+	}
+}
+
+// / on a job pane filters its jobs by a part of the id, any case; the
+// filter narrows what r and enter act on; esc clears it.
+func TestJobPaneFilter(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}})
+	m = press(m, "shift+tab", "/", "9", "q", "2", "z")
+	if !m.active.capturing() || m.queues.capturing() {
+		t.Fatal("/ on the active pane did not open its filter")
+	}
+	m = press(m, "enter")
+	v := m.View()
+	if strings.Contains(v, stuckID) || !strings.Contains(v, stuck2ID) || !strings.Contains(v, "filter /9q2z: 1 of the jobs read") {
+		t.Errorf("the filter did not narrow the active pane:\n%s", v)
+	}
+	m = press(m, "r")
+	if m.dialog == nil || m.dialog.a.job.ID != stuck2ID {
+		t.Fatal("r did not act on the filtered job")
+	}
+	m = press(m, "n")
+	if m.flash != "" {
+		m = press(m, "esc") // esc takes the message first
+	}
+	m = press(m, "esc")
+	if v := m.View(); !strings.Contains(v, stuckID) || strings.Contains(v, "filter /") {
+		t.Errorf("esc did not clear the job filter:\n%s", v)
 	}
 }

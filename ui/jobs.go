@@ -38,18 +38,39 @@ type jobsPane struct {
 	cur     int
 	queue   string // the queue the cursor belongs to
 	pos     string // the rows shown, when not all are: set by lines
+	filter  textFilter
 }
 
 func newJobsPane(c *common, active bool) *jobsPane {
-	p := &jobsPane{c: c, keys: newJobKeys(), active: active}
+	p := &jobsPane{c: c, keys: newJobKeys(), active: active, filter: newTextFilter("part of a job id")}
 	p.keys.Requeue.SetEnabled(active) // r acts on active jobs only
 	return p
 }
 
-func (p *jobsPane) SetSize(w, h int)          { p.w, p.h = w, h }
-func (p *jobsPane) SetFocus(f bool)           { p.focused = f }
-func (p *jobsPane) ShortHelp() []key.Binding  { return p.keys.ShortHelp() }
-func (p *jobsPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
+func (p *jobsPane) SetSize(w, h int) { p.w, p.h = w, h }
+func (p *jobsPane) SetFocus(f bool)  { p.focused = f }
+func (p *jobsPane) capturing() bool  { return p.filter.capturing() }
+
+func (p *jobsPane) ShortHelp() []key.Binding {
+	if p.filter.capturing() {
+		return p.filter.help()
+	}
+	return p.keys.ShortHelp()
+}
+
+func (p *jobsPane) FullHelp() [][]key.Binding {
+	if p.filter.capturing() {
+		return [][]key.Binding{p.filter.help()}
+	}
+	return p.keys.FullHelp()
+}
+
+// startFilter opens the pane's filter: ids containing the text typed (any
+// case), among the jobs read.
+func (p *jobsPane) startFilter() tea.Cmd {
+	p.cur = 0
+	return p.filter.start()
+}
 
 // setActions switches r with the session's actions (active pane only).
 func (p *jobsPane) setActions(on bool) { p.keys.Requeue.SetEnabled(on && p.active) }
@@ -62,16 +83,31 @@ func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
 	if q.Name != p.queue { // another queue: back to its first job
 		p.queue, p.cur = q.Name, 0
 	}
+	jobs := q.PendingJobs
 	if p.active {
-		return q, q.ActiveJobs
+		jobs = q.ActiveJobs
 	}
-	return q, q.PendingJobs
+	f := strings.ToUpper(p.filter.Value())
+	if f == "" {
+		return q, jobs
+	}
+	var out []model.Job
+	for _, j := range jobs {
+		if strings.Contains(strings.ToUpper(j.ID), f) {
+			out = append(out, j)
+		}
+	}
+	return q, out
 }
 
 func (p *jobsPane) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
+	}
+	if p.filter.capturing() {
+		p.cur = 0
+		return p.filter.key(km)
 	}
 	q, jobs := p.jobs()
 	if q == nil {
@@ -113,6 +149,7 @@ func (p *jobsPane) View() string {
 	if p.pos != "" {
 		title += " · " + p.pos
 	}
+	title += p.filterTitle()
 	return box(b, title, lines, p.w, p.h)
 }
 
@@ -262,5 +299,15 @@ func (t *jobTabs) View() string {
 	if p.pos != "" {
 		title += " · " + p.pos
 	}
+	title += p.filterTitle()
 	return box(b, title, lines, t.w, t.h)
+}
+
+// filterTitle says the pane's filter, and that it narrows the jobs read.
+func (p *jobsPane) filterTitle() string {
+	if p.filter.Value() == "" {
+		return ""
+	}
+	_, jobs := p.jobs()
+	return fmt.Sprintf(" · filter /%s: %d of the jobs read", textgate.Bounded(p.filter.Value(), 30), len(jobs))
 }

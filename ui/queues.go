@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/echomq/emqtop/internal/textgate"
@@ -48,7 +47,6 @@ func (k filterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortH
 type queueList struct {
 	c           *common
 	keys        listKeys
-	fkeys       filterKeys
 	w, h        int
 	focused     bool
 	view        []int // indexes into the fold's queues
@@ -56,14 +54,11 @@ type queueList struct {
 	name        string // the selected queue's name
 	sortKey     model.SortKey
 	reverse     bool
-	filter      textinput.Model
-	filtering   bool
+	filter      textFilter
 }
 
 func newQueueList(c *common) *queueList {
-	f := textinput.New()
-	f.Prompt, f.CharLimit, f.Placeholder = "/", 200, "queue name"
-	return &queueList{c: c, keys: newListKeys(), fkeys: newFilterKeys(), filter: f}
+	return &queueList{c: c, keys: newListKeys(), filter: newTextFilter("queue name")}
 }
 
 func (l *queueList) SetSize(w, h int) { l.w, l.h = w, h; l.keepInSight() }
@@ -71,27 +66,24 @@ func (l *queueList) SetFocus(f bool)  { l.focused = f }
 func (l *queueList) rows() int        { return max(1, l.h-3) }
 
 func (l *queueList) ShortHelp() []key.Binding {
-	if l.filtering {
-		return l.fkeys.ShortHelp()
+	if l.filter.capturing() {
+		return l.filter.help()
 	}
 	return l.keys.ShortHelp()
 }
 
 func (l *queueList) FullHelp() [][]key.Binding {
-	if l.filtering {
-		return l.fkeys.FullHelp()
+	if l.filter.capturing() {
+		return [][]key.Binding{l.filter.help()}
 	}
 	return l.keys.FullHelp()
 }
 
 // capturing: the filter is being typed, so every key is the list's.
-func (l *queueList) capturing() bool { return l.filtering }
+func (l *queueList) capturing() bool { return l.filter.capturing() }
 
 // startFilter opens the filter input.
-func (l *queueList) startFilter() tea.Cmd {
-	l.filtering = true
-	return l.filter.Focus()
-}
+func (l *queueList) startFilter() tea.Cmd { return l.filter.start() }
 
 // Update moves the selection, or types the filter.
 func (l *queueList) Update(msg tea.Msg) tea.Cmd {
@@ -99,8 +91,10 @@ func (l *queueList) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	if l.filtering {
-		return l.filterKey(km)
+	if l.filter.capturing() {
+		cmd := l.filter.key(km)
+		l.refresh()
+		return cmd
 	}
 	if key.Matches(km, l.keys.Enter) {
 		return l.c.emit(focusMsg{paneActive})
@@ -113,29 +107,11 @@ func (l *queueList) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (l *queueList) filterKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, l.fkeys.Clear):
-		l.filter.SetValue("")
-		fallthrough
-	case key.Matches(msg, l.fkeys.Keep):
-		l.filtering = false
-		l.filter.Blur()
-		l.refresh()
-		return nil
-	}
-	var cmd tea.Cmd
-	l.filter, cmd = l.filter.Update(msg)
-	l.refresh()
-	return cmd
-}
-
 // clearFilter drops the filter; it reports whether there was one.
 func (l *queueList) clearFilter() bool {
-	if l.filter.Value() == "" {
+	if !l.filter.clear() {
 		return false
 	}
-	l.filter.SetValue("")
 	l.refresh()
 	return true
 }

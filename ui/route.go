@@ -46,6 +46,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		cmd := m.queues.Update(msg)
 		return tea.Batch(cmd, m.selectionChanged())
 	}
+	if p := m.jobPane(); p != nil && p.capturing() {
+		return p.Update(msg)
+	}
 	if bound(msg, m.active.keys.Requeue) && (m.focus != paneActive || !m.actionsOn()) {
 		// r acts in the Active pane only; elsewhere, or off, it says why
 		if !m.actionsOn() {
@@ -78,6 +81,8 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		// one thing at a time: the message first, then the filter
 		if m.flash != "" {
 			m.flash = ""
+		} else if p := m.jobPane(); p != nil && p.filter.clear() {
+			p.cur = 0
 		} else if m.queues.clearFilter() {
 			return m.selectionChanged()
 		}
@@ -86,6 +91,9 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Prev):
 		m.setFocus((m.focus + panes - 1) % panes)
 	case key.Matches(msg, k.Filter):
+		if p := m.jobPane(); p != nil { // on a job pane: its jobs, by id
+			return p.startFilter()
+		}
 		m.setFocus(paneQueues)
 		return m.queues.startFilter()
 	case key.Matches(msg, k.Sort):
@@ -399,4 +407,15 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 		return m.say("copy failed: "+textgate.Bounded(err.Error(), 120), true)
 	}
 	return m.say(fmt.Sprintf("copied the %s %s (OSC 52: the terminal must allow clipboard writes)", what, textgate.Bounded(text, 60)), false)
+}
+
+// jobPane is the focused job pane, nil when the focus is elsewhere.
+func (m *Model) jobPane() *jobsPane {
+	switch m.focus {
+	case panePending:
+		return m.pending
+	case paneActive:
+		return m.active
+	}
+	return nil
 }

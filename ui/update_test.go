@@ -83,13 +83,13 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"a filter typed in one read", []string{"/fil", "enter"}, func(t *testing.T, m *Model) {
-			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filtering {
-				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filtering)
+			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filter.capturing() {
+				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filter.capturing())
 			}
 		}},
 		{"filter narrows, esc clears", []string{"/", "f", "i", "l", "enter"}, func(t *testing.T, m *Model) {
-			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filtering {
-				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filtering)
+			if len(m.queues.view) != 1 || m.queues.name != "fills" || m.queues.filter.capturing() {
+				t.Errorf("view %d sel %s filtering %v", len(m.queues.view), m.queues.name, m.queues.filter.capturing())
 			}
 			if m = press(m, "esc"); len(m.queues.view) < 6 {
 				t.Errorf("esc did not clear the filter: %d", len(m.queues.view))
@@ -503,7 +503,7 @@ func TestEverySize(t *testing.T) {
 	for name, keys := range modes {
 		m := press(ready(&fakeSource{snap: fixture(40)}, 120, 40, Options{Actions: &fakeActions{}}), keys...)
 		if in := map[string]bool{"panes": true, "help": m.helpView != nil, "detail": m.detail != nil,
-			"dialog": m.dialog != nil, "filter": m.queues.filtering}[name]; !in {
+			"dialog": m.dialog != nil, "filter": m.queues.filter.capturing()}[name]; !in {
 			t.Fatalf("the keys %v did not put the dashboard in mode %s", keys, name)
 		}
 		for _, w := range widths {

@@ -115,6 +115,8 @@ func (m *Model) helpLine() string {
 		keys = o.ShortHelp()
 	case m.queues.capturing():
 		return fit(" "+m.queues.filter.View()+m.c.th.Dim.Render("  enter: keep · esc: clear"), m.width)
+	case m.jobPane() != nil && m.jobPane().capturing():
+		return fit(" "+m.jobPane().filter.View()+m.c.th.Dim.Render("  a part of the job id · enter: keep · esc: clear"), m.width)
 	case m.flash != "":
 		return fit(" "+m.flashText()+m.c.th.Dim.Render("  (esc to dismiss)"), m.width)
 	default:
