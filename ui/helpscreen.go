@@ -107,6 +107,7 @@ var glossary = []string{
 	"Heatmap legend and inspector: sl slots, q queues; p pending, a active, ✗ expired (stuck) jobs. In mono a node's first idle cell shows its number.",
 	"k, M: thousand, million (1.5k = 1,500). 12s, 9m58s, 3h02m, 4d: ages and durations.",
 	"Queue list: OLDEST is how long the oldest pending job has waited; TREND the pending count over the last minute; STATUS what is wrong, the most urgent first.",
+	"/ filters the queue list by name; on the Pending or Active pane it filters that pane's jobs by a part of the id.",
 	"! before a queue: it has a STATUS the width does not show; ✗: its node does not answer.",
 	"Lease: a claimed job's deadline on the server clock; stuck for: how long ago it ran out with no worker taking the job back.",
 	"Lease timeline: leases ending in each column of now±span, the tallest column's count on the left; ▲now marks the server's now; " +

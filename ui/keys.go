@@ -27,7 +27,7 @@ func newGlobalKeys() GlobalKeys {
 		Next:       bind([]string{"tab"}, "tab", "next pane"),
 		Prev:       bind([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Back:       bind([]string{"esc"}, "esc", "back: the message, then the filter"),
-		Filter:     bind([]string{"/"}, "/", "filter (on a job pane: by job id)"),
+		Filter:     bind([]string{"/"}, "/", "filter"),
 		Sort:       bind([]string{"s"}, "s", "sort"),
 		Reverse:    bind([]string{"S"}, "S", "reverse the sort"),
 		Pause:      bind([]string{"p"}, "p", "pause"),
