@@ -837,3 +837,49 @@ func TestJobPaneFilter(t *testing.T) {
 		t.Errorf("esc did not clear the job filter:\n%s", v)
 	}
 }
+
+// The mouse: a click focuses the pane under it and selects the row or the
+// cell clicked; the wheel moves the selection of the pane under it, and
+// scrolls an overlay.
+func TestMouse(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{})
+	click := func(x, y int) {
+		_, cmd := m.Update(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+		settle(m, cmd, false)
+	}
+	wheel := func(x, y int, b tea.MouseButton) {
+		_, cmd := m.Update(tea.MouseMsg{X: x, Y: y, Button: b, Action: tea.MouseActionPress})
+		settle(m, cmd, false)
+	}
+	q := m.lay.queues
+	click(q.x+5, q.y+2+3) // the fourth row of the list
+	if m.focus != paneQueues || m.queues.sel != 3 || m.c.sel.Name != m.queues.selectedName() {
+		t.Errorf("a click on the fourth row: focus %v, selection %d", m.focus, m.queues.sel)
+	}
+	wheel(q.x+5, q.y+4, tea.MouseButtonWheelDown)
+	wheel(q.x+5, q.y+4, tea.MouseButtonWheelDown)
+	if m.queues.sel != 5 {
+		t.Errorf("two wheel notches down: selection %d, want 5", m.queues.sel)
+	}
+	h := m.lay.heat
+	click(h.x+1, h.y+1) // the first cell
+	if m.focus != paneHeat || m.heat.cursor != 0 {
+		t.Errorf("a click on the first cell: focus %v, cursor %d", m.focus, m.heat.cursor)
+	}
+	click(h.x+11, h.y+2) // glyphs (the test theme): a cell per character
+	if lo, _ := model.CellRange(m.heat.mapW()+10, m.heat.cells()); m.heat.cursor != int(lo) {
+		t.Errorf("a click on row 2 column 10: cursor %d, want slot %d", m.heat.cursor, lo)
+	}
+	click(q.x+5, q.y+2) // orders, whose jobs were read
+	a := m.lay.active
+	click(a.x+3, a.y+3) // the second job
+	if m.focus != paneActive || m.active.cur != 1 {
+		t.Errorf("a click on the second active job: focus %v, cursor %d", m.focus, m.active.cur)
+	}
+	m = press(m, "?")
+	before := m.helpView.vp.YOffset
+	wheel(10, 10, tea.MouseButtonWheelDown)
+	if m.helpView.vp.YOffset <= before {
+		t.Error("the wheel does not scroll the help")
+	}
+}

@@ -100,7 +100,11 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 	}
 	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
 		ReadOnly: r.readOnly, Actions: acts, Copy: clipboard(stdout, os.Getenv)})
-	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(stdout))
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithOutput(stdout)}
+	if !r.noMouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	prog := tea.NewProgram(m, opts...)
 	go func() { <-ctx.Done(); prog.Quit() }()
 	if _, err := prog.Run(); err != nil {
 		complain(stderr, name, err)

@@ -23,6 +23,7 @@ type rootFlags struct {
 	readOnly bool
 	theme    string
 	noColor  bool
+	noMouse  bool
 	auditLog string
 	window   time.Duration
 	jobs     int
@@ -40,6 +41,7 @@ func (r *rootFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action; no write command can be sent")
 	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
 	fs.BoolVar(&r.noColor, "no-color", false, "no colour (also when $NO_COLOR is set)")
+	fs.BoolVar(&r.noMouse, "no-mouse", false, "leave the mouse to the terminal (its own text selection); by default a click focuses and selects, the wheel scrolls")
 	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
 }
 
