@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/lucasb-eyer/go-colorful"
 	"github.com/muesli/termenv"
 )
 
@@ -38,37 +37,57 @@ type Theme struct {
 	Empty     lipgloss.Color
 }
 
-// Hues are the nodes' colours: the Okabe–Ito palette (Okabe and Ito,
+// Hues are the nodes' colours, after the Okabe–Ito palette (Okabe and Ito,
 // "Color Universal Design", 2002), made to stay apart under the common
-// colour-vision deficiencies. Orange is kept out of it: it is the colour of
-// expired leases and warnings, everywhere, so no node can be taken for a
-// stuck one. The order puts the most distinct hues first (most clusters
-// have three primaries).
-var Hues = []string{
-	"#0072B2", // blue
-	"#009E73", // bluish green
-	"#CC79A7", // reddish purple
-	"#56B4E9", // sky blue
-	"#F0E442", // yellow
-	"#D55E00", // vermillion
+// colour-vision deficiencies: blue, bluish green, reddish purple, sky blue,
+// yellow, vermillion, the most distinct first (most clusters have three
+// primaries). Orange is kept out: it is the colour of expired leases and
+// warnings, everywhere, so no node can be taken for a stuck one.
+//
+// Each hue is a ramp of five xterm-256 cube colours, from a node's idle
+// slots to its busiest: a 256-colour terminal (tmux, most SSH sessions)
+// shows them exactly, where a blend of a hue over the background would be
+// rounded to a grey, and a node's band would lose its hue.
+var Hues = [][5]int{
+	{17, 18, 19, 26, 33},     // blue
+	{22, 29, 35, 42, 49},     // bluish green
+	{53, 89, 133, 170, 212},  // reddish purple
+	{24, 31, 38, 81, 123},    // sky blue
+	{58, 100, 142, 185, 228}, // yellow
+	{52, 88, 124, 160, 202},  // vermillion
+}
+
+// LightHues are the same hues for a light background: pale for idle
+// slots, deep for the busiest.
+var LightHues = [][5]int{
+	{189, 153, 111, 69, 18},   // blue
+	{194, 158, 121, 79, 36},   // bluish green
+	{225, 219, 182, 139, 96},  // reddish purple
+	{195, 159, 117, 74, 31},   // sky blue
+	{230, 229, 186, 142, 100}, // yellow
+	{224, 217, 210, 167, 124}, // vermillion
 }
 
 // ExpiredHue is Okabe–Ito orange: expired leases, on the heatmap and in text.
 const ExpiredHue = "#E69F00"
 
-// heatSteps are how much of a hue each load level shows over the
-// background: a faint tint for a node's idle slots (its band reads as its
-// own without hiding the load), full strength for the busiest.
-var heatSteps = [5]float64{0.22, 0.40, 0.58, 0.78, 1}
+// Hex is xterm-256 colour n (16..231, the cube) as #rrggbb.
+func Hex(n int) string {
+	steps := [6]int{0, 95, 135, 175, 215, 255}
+	n -= 16
+	return fmt.Sprintf("#%02x%02x%02x", steps[n/36], steps[n/6%6], steps[n%6])
+}
 
-// ramp blends each hue over bg in heatSteps.
-func ramp(bg string) [][5]lipgloss.Color {
-	base, _ := colorful.Hex(bg)
-	out := make([][5]lipgloss.Color, len(Hues))
-	for i, h := range Hues {
-		c, _ := colorful.Hex(h)
-		for l, k := range heatSteps {
-			out[i][l] = lipgloss.Color(base.BlendRgb(c, k).Clamped().Hex())
+// ramps are the hues as colours, for a dark or a light background.
+func ramps(light bool) [][5]lipgloss.Color {
+	hues := Hues
+	if light {
+		hues = LightHues
+	}
+	out := make([][5]lipgloss.Color, len(hues))
+	for i, h := range hues {
+		for l, n := range h {
+			out[i][l] = lipgloss.Color(Hex(n))
 		}
 	}
 	return out
@@ -82,10 +101,10 @@ func New(r *lipgloss.Renderer, name string) (*Theme, error) {
 	case "dark", "light":
 		dark := name == "dark"
 		fg, dim, accent, border := lipgloss.Color("252"), lipgloss.Color("244"), lipgloss.Color("75"), lipgloss.Color("240")
-		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramp("#1c1c1c"), "236", ExpiredHue, "231", "235", "250"
+		t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramps(false), "236", ExpiredHue, "231", "235", "250"
 		if !dark {
 			fg, dim, accent, border = "235", "243", "25", "250"
-			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramp("#f4f4f4"), "252", "#B36B00", "16", "255", "240"
+			t.Heat, t.Uncovered, t.Expired, t.Mark, t.Empty, t.Down = ramps(true), "252", "#B36B00", "16", "255", "240"
 		}
 		t.Base = s().Foreground(fg)
 		t.Dim = s().Foreground(dim)

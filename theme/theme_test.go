@@ -92,16 +92,18 @@ func TestPaletteSurvivesColourBlindness(t *testing.T) {
 		}
 		return worst
 	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.TrueColor)
-	th, _ := New(r, "dark")
-	var marks, bands []colorful.Color
-	for i := 0; i < 3; i++ {
-		marks = append(marks, hex(string(th.Heat[i][4])))
-		bands = append(bands, hex(string(th.Heat[i][0])))
+	for _, name := range []string{"dark", "light"} {
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.TrueColor)
+		th, _ := New(r, name)
+		var marks, bands []colorful.Color
+		for i := 0; i < 3; i++ {
+			marks = append(marks, hex(string(th.Heat[i][4])))
+			bands = append(bands, hex(string(th.Heat[i][0])))
+		}
+		marks = append(marks, hex(string(th.Expired)))
+		t.Logf("worst CIEDE2000 distance, %s: Okabe–Ito %.1f", name, check("okabe-ito", marks, bands))
 	}
-	marks = append(marks, hex(string(th.Expired)))
-	t.Logf("worst CIEDE2000 distance: Okabe–Ito %.1f", check("okabe-ito", marks, bands))
 	// the old palette: blue, green, magenta bands and a red mark (xterm 39, 82, 207, 196; bands 17, 22, 53)
 	old := check("old", []colorful.Color{hex("#00afff"), hex("#5fff00"), hex("#ff5fff"), hex("#ff0000")},
 		[]colorful.Color{hex("#00005f"), hex("#005f00"), hex("#5f005f")})

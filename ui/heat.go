@@ -334,5 +334,8 @@ func (p *heatPane) scale(top int64) string {
 		}
 		s += fmt.Sprintf(" %s%s", sw, human(v))
 	}
-	return s + fmt.Sprintf("‥%s · m mode", human(top))
+	if prev < top {
+		s += "‥" + human(top)
+	}
+	return s + " · m mode"
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -25,6 +26,8 @@ type scene struct {
 	name, title string
 	keys        [][]string // each a send-keys call, with a pause after
 	after       [][]string // keys that put the screen back
+	before      func(screen string) error
+	settle      time.Duration // wait after the keys before the capture [1.2s]
 }
 
 var scenes = []scene{
@@ -45,11 +48,37 @@ var scenes = []scene{
 		keys:  [][]string{{"?"}},
 		after: [][]string{{"Escape"}}},
 	{name: "detail", title: "A job's detail: attempts that are not a number, a payload of terminal escapes made visible",
-		keys:  [][]string{{"Escape"}, {"/"}, {"l", "e", "g", "a", "c", "y"}, {"Enter"}, {"BTab"}, {"j"}, {"Enter"}},
+		keys:  [][]string{{"Escape"}, {"Tab"}, {"/"}, {"l", "e", "g", "a", "c", "y"}, {"Enter"}, {"BTab"}, {"j"}, {"Enter"}},
 		after: [][]string{{"Escape"}}},
 	{name: "trend", title: "Sorted by growth: the trend column, and the trend pane of the fastest-growing queue",
 		keys:  [][]string{{"Escape"}, {"Escape"}, {"Tab"}, {"s", "s", "s", "s"}, {"g"}},
-		after: [][]string{}},
+		after: [][]string{{"s"}}},
+	{name: "spread", title: "The spread: each primary's share of slots, queues, jobs and expired; the heatmap by queues per cell",
+		keys:  [][]string{{"%"}, {"m"}},
+		after: [][]string{{"m", "m"}}},
+	// last: it kills a node of the demo
+	{name: "down", title: "A primary killed: DEGRADED, its row in words, its slots hatched, its queues flagged",
+		before: killPrimary, settle: 4 * time.Second},
+}
+
+// killPrimary kills the demo's last primary, found by the port the nodes
+// pane shows, as an operator's outage would.
+func killPrimary(screen string) error {
+	ports := regexp.MustCompile(`│● :(\d+) `).FindAllStringSubmatch(screen, -1)
+	if len(ports) < 2 {
+		return fmt.Errorf("no primaries found on screen")
+	}
+	port := ports[len(ports)-1][1]
+	pids, err := run("pgrep", "-f", "127.0.0.1:"+port)
+	if err != nil {
+		return fmt.Errorf("the node on %s: %v", port, err)
+	}
+	for _, pid := range strings.Fields(pids) {
+		if _, err := run("kill", "-KILL", pid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func run(name string, args ...string) (string, error) {
@@ -95,13 +124,26 @@ func shoot(out string, warm time.Duration) error {
 		return err
 	}
 	for _, sc := range scenes {
+		if sc.before != nil {
+			screen, err := run("tmux", "capture-pane", "-p", "-t", session)
+			if err != nil {
+				return err
+			}
+			if err := sc.before(screen); err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+		}
 		for _, k := range sc.keys {
 			if _, err := run("tmux", append([]string{"send-keys", "-t", session}, k...)...); err != nil {
 				return err
 			}
 			time.Sleep(400 * time.Millisecond)
 		}
-		time.Sleep(1200 * time.Millisecond) // a poll lands
+		settle := sc.settle
+		if settle == 0 {
+			settle = 1200 * time.Millisecond // a poll lands
+		}
+		time.Sleep(settle)
 		raw, err := run("tmux", "capture-pane", "-p", "-e", "-t", session)
 		if err != nil {
 			return err
