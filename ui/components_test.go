@@ -589,6 +589,7 @@ func TestWindowFitted(t *testing.T) {
 	s := src.snap
 	o := s.Queue("orders")
 	o.ActiveJobs = []model.Job{{ID: liveID, Valid: true, Score: s.ServerTimeMs + 7000, Attempts: 1, AttemptsOK: true}}
+	o.Hist = nil // the jobs read alone (the histogram's part: TestWindowFittedFromTheHistogram)
 	m := New(src, asciiTheme("dark"), Options{Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(snapshotMsg{snap: s})
@@ -881,5 +882,22 @@ func TestMouse(t *testing.T) {
 	wheel(10, 10, tea.MouseButtonWheelDown)
 	if m.helpView.vp.YOffset <= before {
 		t.Error("the wheel does not scroll the help")
+	}
+}
+
+// The fitted span also follows the histogram, which counts every lease
+// (the jobs read are only the earliest deadlines, stuck ones first).
+func TestWindowFittedFromTheHistogram(t *testing.T) {
+	s := fixture(0)
+	o := s.Queue("orders")
+	o.ActiveJobs = o.ActiveJobs[:2]        // both expired: nothing live among the jobs read
+	o.Hist = make([]int64, len(s.Edges)+1) // edges: −60s..+60s by 2s
+	o.Hist[31], o.Hist[32] = 4, 2          // leases ending within +4s
+	if far := farthestLease(o, s.Edges); far != 4000 {
+		t.Errorf("farthest lease %dms, want 4000", far)
+	}
+	o.Hist[len(o.Hist)-1] = 1 // one beyond the window
+	if far := farthestLease(o, s.Edges); far != 120000 {
+		t.Errorf("a lease beyond ±1m: %dms, want a step past it", far)
 	}
 }

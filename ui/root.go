@@ -286,6 +286,30 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// farthestLease is how far in the future, in ms, the queue's last live
+// lease ends, from the jobs read (the earliest deadlines only) and the
+// histogram (every lease): leases beyond the window count as one step
+// past it, so the span grows a step at a time until it holds them.
+func farthestLease(q *model.Queue, edges []int64) int64 {
+	var far int64
+	for _, j := range q.ActiveJobs {
+		far = max(far, j.Score-q.ServerTimeMs)
+	}
+	if len(edges) == 0 || len(q.Hist) != len(edges)+1 {
+		return far
+	}
+	last := edges[len(edges)-1]
+	if q.Hist[len(q.Hist)-1] > 0 {
+		return max(far, last*2)
+	}
+	for i := len(edges) - 1; i >= 1; i-- {
+		if q.Hist[i] > 0 && edges[i] > 0 {
+			return max(far, edges[i])
+		}
+	}
+	return far
+}
+
 // windowSteps are the spans the fitted timeline chooses from.
 var windowSteps = []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
 	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour}
@@ -299,10 +323,7 @@ func (m *Model) fitToLeases() tea.Cmd {
 	if !m.fitWindow || q == nil || !q.Detail {
 		return nil
 	}
-	var far int64
-	for _, j := range q.ActiveJobs {
-		far = max(far, j.Score-q.ServerTimeMs)
-	}
+	far := farthestLease(q, m.c.snap.Edges)
 	if far <= 0 {
 		return nil // nothing live to fit to: keep the span
 	}

@@ -25,9 +25,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	replicas := fs.Int("replicas-per-primary", 0, "replicas of each of the 3 primaries")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	var r rootFlags
-	r.theme, r.interval, r.window = "dark", time.Second, time.Minute
+	r.theme, r.interval = "dark", time.Second // no window: the timeline fits the leases
 	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
 	fs.BoolVar(&r.noColor, "no-color", false, "no colour")
+	fs.BoolVar(&r.noMouse, "no-mouse", false, "leave the mouse to the terminal")
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action")
 	fs.StringVar(&r.auditLog, "audit-log", "", "append every action to `FILE`")
 	if names, err := parseArgs(fs, args); err != nil || len(names) > 0 {
