@@ -3,6 +3,7 @@ package poller
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -129,4 +130,15 @@ func (p *Poller) FindStep(ctx context.Context, f *Find) {
 		}
 	}
 	f.Walked = min(f.Walked, f.Total)
+}
+
+// StepFind takes one step of f and says how far the find has gone.
+func StepFind(ctx context.Context, p *Poller, f *Find) model.FindProgress {
+	p.FindStep(ctx, f)
+	pr := model.FindProgress{Queue: f.Queue, Walked: f.Walked, Total: f.Total, Nodes: f.Nodes(), Done: f.Done()}
+	for addr, e := range f.Errs {
+		pr.Failed = append(pr.Failed, addr+": "+e)
+	}
+	sort.Strings(pr.Failed)
+	return pr
 }

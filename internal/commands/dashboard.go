@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,13 +128,7 @@ type findSearch struct {
 
 // Step walks one page per primary and says how far the find has gone.
 func (s findSearch) Step(ctx context.Context) model.FindProgress {
-	s.p.FindStep(ctx, s.f)
-	pr := model.FindProgress{Queue: s.f.Queue, Walked: s.f.Walked, Total: s.f.Total, Nodes: s.f.Nodes(), Done: s.f.Done()}
-	for addr, e := range s.f.Errs {
-		pr.Failed = append(pr.Failed, addr+": "+e)
-	}
-	sort.Strings(pr.Failed)
-	return pr
+	return poller.StepFind(ctx, s.p, s.f)
 }
 
 // clipboard writes text to the operator's clipboard with OSC 52, the

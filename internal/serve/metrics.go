@@ -1,0 +1,105 @@
+package serve
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
+)
+
+// collector serves the hub's last snapshot as Prometheus metrics: a scrape
+// reads what the poller already read, never the cluster. Labels are the
+// queue and the node, never a job or a slot (their number is unbounded).
+// Label values from servers pass the text gate like any output.
+type collector struct {
+	mu       sync.Mutex // scrapes may overlap
+	h        *Hub
+	sessions func() int
+	pollDur  prometheus.Histogram
+	errs     prometheus.Counter
+	lastErrs int
+
+	jobs, oldest, expired, up, age, ssh *prometheus.Desc
+}
+
+func newCollector(h *Hub, sessions func() int) *collector {
+	return &collector{h: h, sessions: sessions,
+		pollDur: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "emqtop_poll_duration_seconds",
+			Help: "How long each poll of the cluster took.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 12)}),
+		errs: prometheus.NewCounter(prometheus.CounterOpts{Name: "emqtop_poll_errors_total",
+			Help: "Polls that failed as a whole (no node could be read)."}),
+		jobs: prometheus.NewDesc("emqtop_queue_jobs", "Jobs of a queue by state: pending, active, scheduled.",
+			[]string{"queue", "state"}, nil),
+		oldest: prometheus.NewDesc("emqtop_queue_oldest_pending_age_seconds",
+			"How long the oldest pending job of a queue has waited (absent when none is pending).", []string{"queue"}, nil),
+		expired: prometheus.NewDesc("emqtop_queue_expired_jobs",
+			"Active jobs of a queue whose lease ran out (stuck).", []string{"queue"}, nil),
+		up: prometheus.NewDesc("emqtop_node_up", "1 when the primary answered the last poll.", []string{"node"}, nil),
+		age: prometheus.NewDesc("emqtop_snapshot_age_seconds",
+			"How old the snapshot the metrics come from is.", nil, nil),
+		ssh: prometheus.NewDesc("emqtop_ssh_sessions", "Dashboards served over SSH now.", nil, nil),
+	}
+}
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	c.pollDur.Describe(ch)
+	c.errs.Describe(ch)
+	for _, d := range []*prometheus.Desc{c.jobs, c.oldest, c.expired, c.up, c.age, c.ssh} {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, _ := c.h.TakeStats()
+	for _, d := range st.Durations {
+		c.pollDur.Observe(d.Seconds())
+	}
+	if n := st.Errors - c.lastErrs; n > 0 {
+		c.errs.Add(float64(n))
+		c.lastErrs = st.Errors
+	}
+	c.pollDur.Collect(ch)
+	c.errs.Collect(ch)
+	ch <- prometheus.MustNewConstMetric(c.ssh, prometheus.GaugeValue, float64(c.sessions()))
+	snap, _, _ := c.h.Latest()
+	if snap == nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, time.Since(snap.TakenAt).Seconds())
+	for i := range snap.Nodes {
+		n := &snap.Nodes[i]
+		if n.Role != model.RolePrimary {
+			continue
+		}
+		v := 0.0
+		if n.Up() {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, v, textgate.Text(n.Addr))
+	}
+	for i := range snap.Queues {
+		q := &snap.Queues[i]
+		name := textgate.Text(q.Name)
+		for state, v := range map[string]int64{"pending": q.Pending, "active": q.Active, "scheduled": q.Scheduled} {
+			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(v), name, state)
+		}
+		ch <- prometheus.MustNewConstMetric(c.expired, prometheus.GaugeValue, float64(q.Expired), name)
+		if q.OldestPendingAgeMs >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, float64(q.OldestPendingAgeMs)/1000, name)
+		}
+	}
+}
+
+// MetricsHandler serves the hub's metrics in the Prometheus text format.
+func MetricsHandler(h *Hub, sessions func() int) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(newCollector(h, sessions))
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}
