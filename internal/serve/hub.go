@@ -258,4 +258,6 @@ type findSearch struct {
 	f *poller.Find
 }
 
-func (f findSearch) Step(ctx context.Context) model.FindProgress { return poller.StepFind(ctx, f.p, f.f) }
+func (f findSearch) Step(ctx context.Context) model.FindProgress {
+	return poller.StepFind(ctx, f.p, f.f)
+}
