@@ -16,6 +16,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/serve"
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/ui"
@@ -77,15 +78,20 @@ type auditLine struct {
 	Time          string `json:"time"`
 	User          string `json:"user"`
 	SSHConnection string `json:"ssh_connection,omitempty"`
-	Server        string `json:"server"`
-	Action        string `json:"action"`
-	Queue         string `json:"queue"`
-	Job           string `json:"job,omitempty"`
-	Fence         *int64 `json:"fence,omitempty"`
-	Limit         int    `json:"limit,omitempty"`
-	Count         *int   `json:"count,omitempty"`
-	Outcome       string `json:"outcome"` // done, fenced, not-active, read-only, unknown (no answer in time), error
-	Error         string `json:"error,omitempty"`
+	// under emqtop serve: the key the session authenticated with, its
+	// comment, and the client's address
+	Key        string `json:"key,omitempty"`
+	KeyComment string `json:"key_comment,omitempty"`
+	Client     string `json:"client,omitempty"`
+	Server     string `json:"server"`
+	Action     string `json:"action"`
+	Queue      string `json:"queue"`
+	Job        string `json:"job,omitempty"`
+	Fence      *int64 `json:"fence,omitempty"`
+	Limit      int    `json:"limit,omitempty"`
+	Count      *int   `json:"count,omitempty"`
+	Outcome    string `json:"outcome"` // done, fenced, not-active, read-only, unknown (no answer in time), error
+	Error      string `json:"error,omitempty"`
 }
 
 func (a *auditLog) write(l auditLine) error {
@@ -112,6 +118,7 @@ type actions struct {
 	c      valkey.Client
 	audit  *auditLog
 	server string
+	who    *serve.Who // the SSH session's key holder, under emqtop serve
 }
 
 func newActions(c valkey.Client, cfg poller.Config, auditPath string) (*actions, error) {
@@ -123,6 +130,12 @@ func newActions(c valkey.Client, cfg poller.Config, auditPath string) (*actions,
 }
 
 func (a *actions) Close() error { return a.audit.Close() }
+
+// asWho is a's writes done for an SSH session's key holder: the same
+// client and log, each line naming the key, its comment and the client.
+func (a *actions) asWho(who serve.Who) *actions {
+	return &actions{c: a.c, audit: a.audit, server: a.server, who: &who}
+}
 
 // errUnknown: the server gave no answer in time. The script may have run
 // all the same (it was sent; a paused node runs it when it resumes), so the
@@ -158,6 +171,9 @@ func outcome(err error) (string, error) {
 
 func (a *actions) record(l auditLine, err error) error {
 	l.Server = a.server
+	if a.who != nil {
+		l.Key, l.KeyComment, l.Client = a.who.Fingerprint, a.who.Comment, a.who.Client
+	}
 	o, uerr := outcome(err)
 	l.Outcome = o
 	if err != nil {

@@ -30,6 +30,8 @@ usage:
   emqtop [flags]              the dashboard (emqtop --help for the flags)
   emqtop --once [--json]      one snapshot, printed
   emqtop demo [--embedded]    the dashboard on a demo cluster it starts
+  emqtop serve --readers F --operators F [--ssh ADDR] [--metrics ADDR]
+                              the dashboard over SSH, one poller for all; Prometheus metrics
   emqtop slot QUEUE...        where a queue's keys land
   emqtop requeue --queue Q --job ID --attempts N
   emqtop requeue --queue Q --expired [--limit N]
@@ -50,6 +52,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return runDrain(args[1:], stdout, stderr)
 		case "demo":
 			return runDemo(args[1:], stdout, stderr)
+		case "serve":
+			return runServe(args[1:], stdout, stderr)
 		case "keys":
 			fmt.Fprint(stdout, ui.KeyTable())
 			return exitOK

@@ -6,16 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
-	"sync"
 	"syscall"
 
-	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/valkey-io/valkey-go"
 
+	"github.com/echomq/emqtop/internal/serve"
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
 	"github.com/echomq/emqtop/theme"
@@ -98,7 +96,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 		acts = a
 	}
 	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
-		ReadOnly: r.readOnly, Actions: acts, Copy: clipboard(stdout, os.Getenv)})
+		ReadOnly: r.readOnly, Actions: acts, Copy: serve.Clipboard(stdout, os.Getenv)})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithOutput(stdout)}
 	if !r.noMouse {
 		opts = append(opts, tea.WithMouseCellMotion())
@@ -129,25 +127,4 @@ type findSearch struct {
 // Step walks one page per primary and says how far the find has gone.
 func (s findSearch) Step(ctx context.Context) model.FindProgress {
 	return poller.StepFind(ctx, s.p, s.f)
-}
-
-// clipboard writes text to the operator's clipboard with OSC 52, the
-// sequence the terminal (local, or at the far end of SSH) acts on; inside
-// tmux or screen it is wrapped so that it passes through them. Only what
-// the operator chose to copy is ever sent: server text never is.
-func clipboard(out io.Writer, getenv func(string) string) func(string) error {
-	var mu sync.Mutex
-	return func(text string) error {
-		seq := osc52.New(text)
-		switch {
-		case getenv("TMUX") != "":
-			seq = seq.Tmux()
-		case strings.HasPrefix(getenv("TERM"), "screen"):
-			seq = seq.Screen()
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		_, err := seq.WriteTo(out)
-		return err
-	}
 }

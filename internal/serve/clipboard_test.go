@@ -1,4 +1,4 @@
-package commands
+package serve
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestClipboardWritesOSC52(t *testing.T) {
 		{map[string]string{"TERM": "screen.xterm-256color"}, "\x1bP\x1b]52;c;" + b64 + "\x07\x1b\\"},
 	} {
 		var out bytes.Buffer
-		if err := clipboard(&out, func(k string) string { return c.env[k] })(text); err != nil {
+		if err := Clipboard(&out, func(k string) string { return c.env[k] })(text); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != c.want {

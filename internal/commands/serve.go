@@ -1,0 +1,191 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/echomq/emqtop/internal/serve"
+	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/poller"
+	"github.com/echomq/emqtop/ui"
+)
+
+// DefaultSSH is where emqtop serve listens for SSH when --ssh is not given
+// (and --metrics is not given alone): loopback, for a bastion's users.
+const DefaultSSH = "127.0.0.1:2222"
+
+type serveFlags struct {
+	root        rootFlags // the connection, --queues, --interval, --audit-log
+	ssh         string
+	metrics     string
+	readers     string
+	operators   string
+	hostKey     string
+	idle        time.Duration
+	maxSessions int
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.root.conn.register(fs)
+	fs.StringVar(&f.root.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
+	fs.DurationVar(&f.root.interval, "interval", time.Second, "time between polls (one poller for every session)")
+	fs.StringVar(&f.root.auditLog, "audit-log", "", "append every operator's action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
+	fs.StringVar(&f.ssh, "ssh", "", "serve the dashboard over SSH on `ADDR` (default "+DefaultSSH+"; none with --metrics alone)")
+	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on `ADDR` (/metrics), from the shared snapshot")
+	fs.StringVar(&f.readers, "readers", "", "public keys that may watch, in authorized_keys format (`FILE`)")
+	fs.StringVar(&f.operators, "operators", "", "public keys that may also act (requeue, drain), in authorized_keys format (`FILE`)")
+	fs.StringVar(&f.hostKey, "host-key", "", "the server's host key (`FILE`; default $XDG_STATE_HOME/emqtop/ssh_host_ed25519_key, made on first start)")
+	fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "end a session with no key for this long")
+	fs.IntVar(&f.maxSessions, "max-sessions", 32, "the most sessions served at once")
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	f.register(fs)
+	names, err := parseArgs(fs, args)
+	if err != nil || len(names) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "emqtop serve: takes no argument, not %s\n", textgate.Text(names[0]))
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	sshSet := false
+	fs.Visit(func(fl *flag.Flag) { sshSet = sshSet || fl.Name == "ssh" })
+	if !sshSet && f.metrics == "" {
+		f.ssh = DefaultSSH
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	return serveUntil(ctx, f, stdout, stderr, nil)
+}
+
+// served is what serveUntil started, for tests: the addresses bound.
+type served struct{ ssh, metrics string }
+
+// serveUntil serves until ctx ends, then ends every session with a
+// message, stops the poller and closes the listeners within a second.
+func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, ready func(served)) int {
+	const name = "emqtop serve"
+	fail := func(code int, err error) int { complain(stderr, name, err); return code }
+	if f.ssh == "" && f.metrics == "" {
+		return fail(exitUsage, errors.New("nothing to serve: give --ssh ADDR, --metrics ADDR, or both"))
+	}
+	var keys *serve.Keys
+	var hostPEM []byte
+	if f.ssh != "" {
+		var err error
+		if keys, err = serve.LoadKeys(f.readers, f.operators); err != nil {
+			return fail(exitUsage, err)
+		}
+		path := f.hostKey
+		if path == "" {
+			if path, err = serve.DefaultHostKeyPath(); err != nil {
+				return fail(exitUsage, err)
+			}
+		}
+		var fp string
+		if hostPEM, fp, err = serve.HostKey(path); err != nil {
+			return fail(exitError, err)
+		}
+		fmt.Fprintf(stdout, "%s: host key %s (%s)\n", name, fp, path)
+	}
+	cfg, err := f.root.conn.config()
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	opt, err := f.root.pollerOptions(cfg)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	LimitMemory()
+	rcfg := cfg
+	rcfg.ReadOnly = true // the poller's client and the readers' job reads can never write
+	rc, err := poller.Connect(rcfg)
+	if err != nil {
+		return fail(exitError, err)
+	}
+	defer rc.Close()
+	p := poller.New(rc, opt)
+	defer p.Close()
+	hub := serve.NewHub(p, rc, f.root.interval)
+	hctx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { hub.Run(hctx); close(hubDone) }()
+	defer func() { stopHub(); <-hubDone }()
+
+	var srv *serve.Server
+	var addrs served
+	if f.ssh != "" {
+		sc := serve.Config{HostKeyPEM: hostPEM, Keys: keys, IdleTimeout: f.idle, MaxSessions: f.maxSessions,
+			Target: opt.Target, Interval: f.root.interval, Log: stderr}
+		if _, ops := keys.Count(); ops > 0 {
+			wc, err := poller.Connect(cfg) // the write client: operators' sessions only
+			if err != nil {
+				return fail(exitError, err)
+			}
+			defer wc.Close()
+			acts, err := newActions(wc, cfg, f.root.auditLog)
+			if err != nil {
+				return fail(exitError, err)
+			}
+			defer acts.Close()
+			sc.Actions = func(who serve.Who) (ui.Actions, error) { return acts.asWho(who), nil }
+		}
+		if srv, err = serve.NewServer(hub, sc); err != nil {
+			return fail(exitError, err)
+		}
+		l, err := net.Listen("tcp", f.ssh)
+		if err != nil {
+			return fail(exitError, fmt.Errorf("--ssh %s: %w", f.ssh, err))
+		}
+		addrs.ssh = l.Addr().String()
+		go srv.Serve(l)
+		host, port, _ := net.SplitHostPort(addrs.ssh)
+		r, o := keys.Count()
+		fmt.Fprintf(stdout, "%s: dashboards over SSH for %d reader and %d operator keys: ssh -p %s %s\n", name, r, o, port, host)
+	}
+	var msrv *http.Server
+	if f.metrics != "" {
+		sessions := func() int { return 0 }
+		if srv != nil {
+			sessions = srv.Sessions
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", serve.MetricsHandler(hub, sessions))
+		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		l, err := net.Listen("tcp", f.metrics)
+		if err != nil {
+			return fail(exitError, fmt.Errorf("--metrics %s: %w", f.metrics, err))
+		}
+		addrs.metrics = l.Addr().String()
+		go msrv.Serve(l)
+		fmt.Fprintf(stdout, "%s: Prometheus metrics on http://%s/metrics\n", name, addrs.metrics)
+	}
+	if ready != nil {
+		ready(addrs)
+	}
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv != nil {
+		srv.Shutdown(sctx)
+	}
+	if msrv != nil {
+		msrv.Shutdown(sctx)
+	}
+	fmt.Fprintf(stdout, "%s: stopped\n", name)
+	return exitOK
+}

@@ -1,0 +1,313 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// sshKey is a fresh client key and its authorized_keys line.
+func sshKey(t *testing.T, comment string) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, strings.TrimSpace(string(gossh.MarshalAuthorizedKey(s.PublicKey()))) + " " + comment + "\n"
+}
+
+// term is a real SSH client session with a pty: what it received, and
+// its keyboard.
+type term struct {
+	sess     *gossh.Session
+	in       io.Writer
+	mu       sync.Mutex
+	out      bytes.Buffer
+	answered bool
+}
+
+// Write takes the server's output; like a terminal, it answers the
+// background-colour and device-attributes queries (the session's renderer
+// asks them before the first frame).
+func (c *term) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.answered && bytes.Contains(p, []byte("\x1b[c")) {
+		c.answered = true
+		io.WriteString(c.in, "\x1b]11;rgb:1c1c/1c1c/1c1c\x1b\\\x1b[?62;22c")
+	}
+	return c.out.Write(p)
+}
+
+func (c *term) screen() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ansi.Strip(c.out.String())
+}
+
+func (c *term) received() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.out.Len()
+}
+
+// waitFor waits until everything received holds each of ss.
+func (c *term) waitFor(t *testing.T, ss ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := c.screen()
+		missing := ""
+		for _, w := range ss {
+			if !strings.Contains(s, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.mu.Lock()
+			raw := c.out.String()
+			c.mu.Unlock()
+			t.Fatalf("the session never showed %q; it shows (%d bytes, %q):\n%s", missing, c.received(), tail(raw, 200), tail(s, 4000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// dialTerm connects with key and opens a 120×40 pty and a shell; with read
+// false nothing reads its output (a client that stopped reading).
+func dialTerm(t *testing.T, addr string, key gossh.Signer, read bool) (*term, error) {
+	t.Helper()
+	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "ops", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { conn.Close() })
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &term{sess: sess}
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.in, err = sess.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read {
+		go io.Copy(c, out)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return c, nil
+}
+
+func (c *term) keys(t *testing.T, ks ...string) {
+	t.Helper()
+	for _, k := range ks {
+		if _, err := io.WriteString(c.in, k); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// writeScripts sums, over the nodes, the calls of the write scripts (the
+// read-only ones are EVALSHA_RO/EVAL_RO).
+func writeScripts(t *testing.T, cl *testcluster.Cluster) int64 {
+	t.Helper()
+	var n int64
+	for _, node := range cl.Nodes {
+		conn, err := testcluster.Dial(node.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := conn.String("INFO", "commandstats")
+		conn.Close()
+		for _, line := range strings.Split(s, "\n") {
+			if strings.HasPrefix(line, "cmdstat_evalsha:") || strings.HasPrefix(line, "cmdstat_eval:") {
+				var calls int64
+				rest := line[strings.Index(line, "calls=")+len("calls="):]
+				for _, r := range rest {
+					if r < '0' || r > '9' {
+						break
+					}
+					calls = calls*10 + int64(r-'0')
+				}
+				n += calls
+			}
+		}
+	}
+	return n
+}
+
+// emqtop serve on a real cluster, with real SSH clients: a reader sees the
+// dashboard and cannot act (the cluster sees no write), an operator
+// requeues a stuck job through the confirmation and the audit line names
+// the key, a key not listed is refused, a client that stops reading does
+// not slow the others, the metrics count the sessions, and SIGTERM ends
+// every session with a message within a second.
+func TestServeOverSSH(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	for i := 0; i < 3; i++ {
+		if _, err := echomq.Enqueue(bg, c, "orders", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stuck, _, err := echomq.Claim(bg, c, "orders", time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	reader, readerLine := sshKey(t, "alice@laptop")
+	operator, operatorLine := sshKey(t, "bob@oncall")
+	stranger, _ := sshKey(t, "mallory")
+	os.WriteFile(filepath.Join(dir, "readers"), []byte("# readers\n"+readerLine), 0o600)
+	os.WriteFile(filepath.Join(dir, "operators"), []byte(operatorLine), 0o600)
+	audit := filepath.Join(dir, "audit.log")
+	var f serveFlags
+	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
+	f.root.interval = 250 * time.Millisecond
+	f.root.auditLog = audit
+	f.ssh, f.metrics = "127.0.0.1:0", "127.0.0.1:0"
+	f.readers, f.operators = filepath.Join(dir, "readers"), filepath.Join(dir, "operators")
+	f.hostKey = filepath.Join(dir, "state", "host_key")
+	f.idle, f.maxSessions = time.Hour, 8
+	ctx, stop := context.WithCancel(bg)
+	defer stop()
+	up := make(chan served, 1)
+	done := make(chan int, 1)
+	var out, errb syncBuffer
+	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
+	var addrs served
+	select {
+	case addrs = <-up:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errb.String())
+	}
+	if st, err := os.Stat(f.hostKey); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("host key: %v %v", st.Mode(), err)
+	}
+
+	if _, err := dialTerm(t, addrs.ssh, stranger, true); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Errorf("a key not listed: %v", err)
+	}
+	before := writeScripts(t, cl)
+	r, err := dialTerm(t, addrs.ssh, reader, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor(t, "READ-ONLY", "orders", "one poller for 1 session")
+	r.keys(t, "\x1b[Z", "r", "R")
+	r.waitFor(t, "read-only")
+	if after := writeScripts(t, cl); after != before {
+		t.Errorf("a reader's session wrote: %d write scripts before, %d after", before, after)
+	}
+
+	slow, err := dialTerm(t, addrs.ssh, reader, false) // never reads a byte
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = slow
+	o, err := dialTerm(t, addrs.ssh, operator, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.waitFor(t, "orders", stuck.ID[:12])
+	o.keys(t, "\x1b[Z", "r")
+	o.waitFor(t, "Requeue this job?")
+	o.keys(t, "y")
+	o.waitFor(t, "requeued "+stuck.ID)
+	k, _ := keyspace.KeysOf("orders")
+	if n, _ := c.Do(bg, c.B().Zcard().Key(k.Active).Build()).AsInt64(); n != 0 {
+		t.Errorf("%d active after the operator's requeue", n)
+	}
+	line, _ := os.ReadFile(audit)
+	for _, want := range []string{`"action":"requeue"`, `"outcome":"done"`, gossh.FingerprintSHA256(operator.PublicKey()),
+		`"key_comment":"bob@oncall"`, `"client":"127.0.0.1:`} {
+		if !bytes.Contains(line, []byte(want)) {
+			t.Errorf("the audit line lacks %s: %s", want, line)
+		}
+	}
+	// the slow client holds nobody up: the reader keeps getting frames
+	n0 := r.received()
+	time.Sleep(2 * time.Second)
+	if r.received() <= n0 {
+		t.Error("the reader got nothing for 2s while a client did not read")
+	}
+	resp, err := http.Get("http://" + addrs.metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(m, []byte("emqtop_ssh_sessions 3")) || !bytes.Contains(m, []byte(`emqtop_queue_jobs{queue="orders",state="pending"} 3`)) {
+		t.Errorf("metrics:\n%s", m)
+	}
+	if err := r.sess.WindowChange(24, 80); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor(t, "Pending │") // the compact layout of 80×24: the job panes as tabs
+
+	start := time.Now()
+	stop()
+	select {
+	case code := <-done:
+		if code != 0 || time.Since(start) > 1500*time.Millisecond {
+			t.Errorf("serve ended %d after %v", code, time.Since(start))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve did not end within 5s of SIGTERM")
+	}
+	r.waitFor(t, "emqtop serve is shutting down")
+}
+
+// syncBuffer is a buffer the server's goroutines may write while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
