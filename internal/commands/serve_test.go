@@ -124,8 +124,13 @@ func dialTerm(t *testing.T, addr string, key gossh.Signer, read bool) (*term, er
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read {
+	errOut, err := sess.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read { // a terminal shows both streams
 		go io.Copy(c, out)
+		go io.Copy(c, errOut)
 	}
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
@@ -310,4 +315,35 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// The cap turns the session past it away with a message; the idle
+// timeout ends a session with none, saying why.
+func TestServeCapAndIdle(t *testing.T) {
+	cl, _ := vtest.Cluster(t, 1)
+	dir := t.TempDir()
+	key, line := sshKey(t, "carol")
+	os.WriteFile(filepath.Join(dir, "readers"), []byte(line), 0o600)
+	var f serveFlags
+	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
+	f.root.interval = time.Second
+	f.ssh, f.readers, f.hostKey = "127.0.0.1:0", filepath.Join(dir, "readers"), filepath.Join(dir, "host_key")
+	f.idle, f.maxSessions = 3*time.Second, 1
+	ctx, stop := context.WithCancel(bg)
+	defer stop()
+	up := make(chan served, 1)
+	var out, errb syncBuffer
+	go serveUntil(ctx, f, &out, &errb, func(s served) { up <- s })
+	addrs := <-up
+	first, err := dialTerm(t, addrs.ssh, key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.waitFor(t, "READ-ONLY")
+	second, err := dialTerm(t, addrs.ssh, key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second.waitFor(t, "1 sessions already, the most it serves (--max-sessions)")
+	first.waitFor(t, "no key for 3s: session ended (--idle-timeout)")
 }
