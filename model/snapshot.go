@@ -104,6 +104,9 @@ type Snapshot struct {
 	// answering is a gap, since its total would be partial.
 	TotalSpark []int32
 	TotalTrend Trend
+	// Sessions is how many dashboards share this poll under emqtop serve
+	// (0 when it is a dashboard's own).
+	Sessions int
 }
 
 // Totals sums the queues.

@@ -653,7 +653,7 @@ func TestSpreadMarksImbalance(t *testing.T) {
 		t.Errorf("no mark in counts mode:\n%s", v)
 	}
 	v = press(m, "%").View()
-	for _, want := range []string{"Spread · cluster", "SHARE", "33%", "⚠ :7002 has 80% of jobs on 33% of slots (2.4×)"} {
+	for _, want := range []string{"Spread · cluster", "33%", "⚠ :7002 has 80% of jobs on 33% of slots (2.4×)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the spread lacks %q:\n%s", want, v)
 		}

@@ -37,9 +37,9 @@ func (p *nodesPane) View() string {
 	common := commonHost(s)
 	in := p.w - 2
 	sp := spreadOf(s)
-	head := fmt.Sprintf("%-10s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "RTT")
+	head := fmt.Sprintf("%-9s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "RTT")
 	if p.shares {
-		head = fmt.Sprintf("%-10s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "SHARE")
+		head = fmt.Sprintf("%-9s%6s %7s %7s %8s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED")
 	}
 	lines := []string{th.Header.Render(head)}
 	var notes []string
@@ -114,7 +114,7 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread)
 		return fmt.Sprintf("%s %-6s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(st)) +
 			th.Dim.Render(" · "+textgate.Text(n.Err))
 	}
-	name := fit(dot+" "+shortAddr(n.Addr, common), 10)
+	name := fit(dot+" "+shortAddr(n.Addr, common), 9)
 	exp := fmt.Sprintf("%8s", human(n.Expired))
 	var line string
 	if p.shares {
@@ -134,9 +134,7 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread)
 		exp = th.Warn.Render(exp)
 	}
 	line += exp
-	if p.shares {
-		line += fmt.Sprintf(" %5s", "")
-	} else {
+	if !p.shares {
 		line += th.Dim.Render(fmt.Sprintf(" %6s", n.Latency.Round(100*time.Microsecond)))
 	}
 	if sp.heavy(i) {

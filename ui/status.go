@@ -148,12 +148,17 @@ func (m *Model) facts() []string {
 	if fence == "" {
 		fence = "unset"
 	}
-	return []string{
+	facts := []string{
 		"protocol " + textgate.Bounded(fence, 20),
 		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
 		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
 		fmt.Sprintf("every %v", m.interval),
 	}
+	if n := m.c.snap.Sessions; n > 0 { // emqtop serve: one poller's load, shared; said first
+		facts = append([]string{fmt.Sprintf("%d session%s on one poller: self %s scripts/s", n, plural(int64(n)),
+			human(int64(m.scriptsPerSec())))}, facts[:2]...)
+	}
+	return facts
 }
 
 // scriptsPerSec is the dashboard's own load on the cluster.

@@ -31,6 +31,7 @@ type serveFlags struct {
 	hostKey     string
 	idle        time.Duration
 	maxSessions int
+	demo        string // the demo's label for the status bar; "" for a real server
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -130,7 +131,7 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	var addrs served
 	if f.ssh != "" {
 		sc := serve.Config{HostKeyPEM: hostPEM, Keys: keys, IdleTimeout: f.idle, MaxSessions: f.maxSessions,
-			Target: opt.Target, Interval: f.root.interval, Log: stderr}
+			Target: opt.Target, Interval: f.root.interval, Log: stderr, Demo: f.demo}
 		if _, ops := keys.Count(); ops > 0 {
 			wc, err := poller.Connect(cfg) // the write client: operators' sessions only
 			if err != nil {

@@ -233,7 +233,7 @@ func TestServeOverSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor(t, "READ-ONLY", "orders", "one poller for 1 session")
+	r.waitFor(t, "READ-ONLY", "orders", "1 session on one poller: self")
 	r.keys(t, "\x1b[Z", "r", "R")
 	r.waitFor(t, "read-only")
 	if after := writeScripts(t, cl); after != before {

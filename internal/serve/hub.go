@@ -93,6 +93,7 @@ func (h *Hub) pollOnce(ctx context.Context) {
 	cancel()
 	took := time.Since(start)
 	if snap != nil { // a fresh snapshot of its own: no session holds it yet
+		snap.Sessions = n
 		snap.Notes = append(snap.Notes, fmt.Sprintf("emqtop serve: one poller for %d session%s, %d queue%s read in detail",
 			n, plural(n), len(detail), plural(len(detail))))
 	}

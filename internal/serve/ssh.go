@@ -29,6 +29,7 @@ type Config struct {
 	IdleTimeout time.Duration // [30m]
 	MaxSessions int           // [32]
 	Target      string        // what the dashboards say they are connected to
+	Demo        string        // the demo's label, always on the status bar; "" for a real server
 	Interval    time.Duration
 	// Actions makes an operator's actions, audited under who; readers are
 	// never given any (the write client is not theirs to reach).
@@ -191,7 +192,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	src := s.hub.Attach()
 	go func() { <-sess.Context().Done(); src.Detach() }()
-	opt := ui.Options{Target: s.cfg.Target, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator,
+	opt := ui.Options{Target: s.cfg.Target, Demo: s.cfg.Demo, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator,
 		Copy: Clipboard(sess, envOf(sess))}
 	if who.Role == Operator && s.cfg.Actions != nil {
 		acts, err := s.cfg.Actions(who)
