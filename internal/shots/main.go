@@ -91,9 +91,17 @@ func run(name string, args ...string) (string, error) {
 
 func main() {
 	out := flag.String("out", "screenshots", "directory for the images")
+	only := flag.String("only", "", "make only this: serve (two SSH sessions of emqtop demo --serve side by side)")
 	warm := flag.Duration("warm", 45*time.Second, "let the demo run this long first (stuck jobs need a lease to run out, trends a minute of polls)")
 	flag.Parse()
-	if err := shoot(*out, *warm); err != nil {
+	do := shoot
+	if *only == "serve" {
+		do = shootServe
+	} else if *only != "" {
+		fmt.Fprintln(os.Stderr, "shots: -only takes serve")
+		os.Exit(2)
+	}
+	if err := do(*out, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "shots:", err)
 		os.Exit(1)
 	}
@@ -148,18 +156,8 @@ func shoot(out string, warm time.Duration) error {
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(out, sc.name+".svg")
-		if err := os.WriteFile(path, []byte(svg(parse(raw, width, height), sc.title)), 0o644); err != nil {
+		if err := write(out, sc.name, svg(parse(raw, width, height), sc.title)); err != nil {
 			return err
-		}
-		fmt.Println("wrote", path)
-		if _, err := exec.LookPath("rsvg-convert"); err == nil {
-			png := strings.TrimSuffix(path, ".svg") + ".png"
-			if o, err := run("rsvg-convert", "-o", png, path); err != nil {
-				fmt.Println("no PNG:", o)
-			} else {
-				fmt.Println("wrote", png)
-			}
 		}
 		for _, k := range sc.after {
 			run("tmux", append([]string{"send-keys", "-t", session}, k...)...)
@@ -167,4 +165,120 @@ func shoot(out string, warm time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// write puts an SVG in out, and its PNG when rsvg-convert is there.
+func write(out, name, image string) error {
+	path := filepath.Join(out, name+".svg")
+	if err := os.WriteFile(path, []byte(image), 0o644); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	if _, err := exec.LookPath("rsvg-convert"); err == nil {
+		png := strings.TrimSuffix(path, ".svg") + ".png"
+		if o, err := run("rsvg-convert", "-o", png, path); err != nil {
+			fmt.Println("no PNG:", o)
+		} else {
+			fmt.Println("wrote", png)
+		}
+	}
+	return nil
+}
+
+// shootServe runs `emqtop demo --serve` with a key of its own (HOME is a
+// temporary directory), joins it with the system's ssh twice, 80×24 each,
+// drives each session its own way and draws the two side by side.
+func shootServe(out string, warm time.Duration) error {
+	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s is needed", tool)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "emqtop-shots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin, home := filepath.Join(tmp, "emqtop"), filepath.Join(tmp, "home")
+	if o, err := run("go", "build", "-o", bin, "."); err != nil {
+		return fmt.Errorf("build: %v %s", err, o)
+	}
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		return err
+	}
+	if _, err := run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "shots", "-f", key); err != nil {
+		return err
+	}
+	srv := fmt.Sprintf("emqtop-serve-%d", os.Getpid())
+	if _, err := run("tmux", "new-session", "-d", "-s", srv, "-x", "120", "-y", "10",
+		fmt.Sprintf("HOME=%s %s demo --serve", home, bin)); err != nil {
+		return err
+	}
+	defer run("tmux", "kill-session", "-t", srv)
+	var port string
+	for i := 0; i < 100 && port == ""; i++ {
+		time.Sleep(200 * time.Millisecond)
+		screen, _ := run("tmux", "capture-pane", "-p", "-t", srv)
+		if m := regexp.MustCompile(`ssh -p (\d+) 127\.0\.0\.1`).FindStringSubmatch(screen); m != nil {
+			port = m[1]
+		}
+	}
+	if port == "" {
+		return fmt.Errorf("emqtop demo --serve printed no ssh line")
+	}
+	const w, h = 80, 24
+	sessions := []string{srv + "-a", srv + "-b"}
+	for _, s := range sessions {
+		cmd := fmt.Sprintf("TERM=xterm-256color ssh -i %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -t -p %s 127.0.0.1", key, port)
+		if _, err := run("tmux", "new-session", "-d", "-s", s, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd); err != nil {
+			return err
+		}
+		defer run("tmux", "kill-session", "-t", s)
+	}
+	fmt.Printf("two sessions joined on port %s; waiting %v…\n", port, warm)
+	time.Sleep(warm)
+	for _, k := range []string{"/", "o", "r", "d", "e", "r", "s", "Enter", "BTab"} {
+		run("tmux", "send-keys", "-t", sessions[0], k)
+		time.Sleep(150 * time.Millisecond)
+	}
+	for _, k := range []string{"%", "m", "z"} {
+		run("tmux", "send-keys", "-t", sessions[1], k)
+		time.Sleep(150 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	var grids [][][]cell
+	for _, s := range sessions {
+		raw, err := run("tmux", "capture-pane", "-p", "-e", "-t", s)
+		if err != nil {
+			return err
+		}
+		grids = append(grids, parse(raw, w, h))
+	}
+	return write(out, "serve", svg(beside(grids[0], grids[1], 2), "emqtop serve: two SSH sessions on one poller, each with its own selection, focus and view"))
+}
+
+// beside lays two screens side by side with gap blank columns between.
+func beside(a, b [][]cell, gap int) [][]cell {
+	out := make([][]cell, max(len(a), len(b)))
+	for i := range out {
+		var row []cell
+		row = append(row, rowOr(a, i)...)
+		for j := 0; j < gap; j++ {
+			row = append(row, cell{r: ' '})
+		}
+		out[i] = append(row, rowOr(b, i)...)
+	}
+	return out
+}
+
+func rowOr(g [][]cell, i int) []cell {
+	if i < len(g) {
+		return g[i]
+	}
+	blank := make([]cell, len(g[0]))
+	for j := range blank {
+		blank[j].r = ' '
+	}
+	return blank
 }
