@@ -24,7 +24,7 @@ import (
 )
 
 // sshKey is a fresh client key and its authorized_keys line.
-func sshKey(t *testing.T, comment string) (gossh.Signer, string) {
+func sshKey(t testing.TB, comment string) (gossh.Signer, string) {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -73,7 +73,7 @@ func (c *term) received() int {
 }
 
 // waitFor waits until everything received holds each of ss.
-func (c *term) waitFor(t *testing.T, ss ...string) {
+func (c *term) waitFor(t testing.TB, ss ...string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -101,7 +101,7 @@ func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
 // dialTerm connects with key and opens a 120×40 pty and a shell; with read
 // false nothing reads its output (a client that stopped reading).
-func dialTerm(t *testing.T, addr string, key gossh.Signer, read bool) (*term, error) {
+func dialTerm(t testing.TB, addr string, key gossh.Signer, read bool) (*term, error) {
 	t.Helper()
 	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "ops", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
@@ -138,7 +138,7 @@ func dialTerm(t *testing.T, addr string, key gossh.Signer, read bool) (*term, er
 	return c, nil
 }
 
-func (c *term) keys(t *testing.T, ks ...string) {
+func (c *term) keys(t testing.TB, ks ...string) {
 	t.Helper()
 	for _, k := range ks {
 		if _, err := io.WriteString(c.in, k); err != nil {
