@@ -160,3 +160,38 @@ func TestFindJobOnACluster(t *testing.T) {
 		t.Errorf("a missing id: queue %q, walked %d of %d in %d steps", none.Queue, none.Walked, none.Total, steps)
 	}
 }
+
+// A cluster of one primary: the node never met another, so it does not
+// know its own address and lists itself with none; the poller takes the
+// host it asked, and the node is up (it was shown down, as ":port").
+func TestOnePrimaryClusterIsUp(t *testing.T) {
+	cl, c := vtest.Cluster(t, 1)
+	if _, err := echomq.Enqueue(ctx, c, "orders", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
+	pc, err := Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	_, s := pollAll(t, pc, Options{Target: cfg.Target()})
+	if up, total := s.NodesUp(); up != 1 || total != 1 || s.Nodes[0].Addr != cl.Nodes[0].Addr() {
+		t.Errorf("%d of %d up, node %q", up, total, s.Nodes[0].Addr)
+	}
+	if q := s.Queue("orders"); q == nil || q.Pending != 1 {
+		t.Errorf("orders: %+v", q)
+	}
+}
+
+func TestSettledTopology(t *testing.T) {
+	ok := []model.Node{{Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 0, Hi: 5}}},
+		{Role: model.RoleFailed, Health: "fail"}, {Role: model.RoleReplica, Health: "fail"}}
+	if !settled(ok) {
+		t.Error("a failed node owning nothing is settled")
+	}
+	mid := append(ok, model.Node{Role: model.RolePrimary, Health: "fail", Slots: []model.Range{{Lo: 6, Hi: 9}}})
+	if settled(mid) {
+		t.Error("a failed primary still owning slots is settled")
+	}
+}

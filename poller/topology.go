@@ -152,7 +152,7 @@ func askShards(ctx context.Context, nodes map[string]valkey.Client, addrs []stri
 			if err != nil {
 				err = fmt.Errorf("%s: %w", a, err)
 			}
-			answers <- answer{list, err}
+			answers <- answer{knownHosts(list, a), err}
 		}(a, nodes[a])
 	}
 	var timeout <-chan time.Time
@@ -162,18 +162,29 @@ func askShards(ctx context.Context, nodes map[string]valkey.Client, addrs []stri
 		timeout = t.C
 	}
 	var errs []error
+	var stale []model.Node // an answer in the middle of a failover, kept in case no other comes
 	for range addrs {
 		select {
 		case an := <-answers:
-			if an.err == nil {
+			switch {
+			case an.err != nil:
+				errs = append(errs, an.err)
+			case settled(an.list):
 				return an.list, true, nil
+			case stale == nil:
+				stale = an.list
 			}
-			errs = append(errs, an.err)
 		case <-timeout:
+			if stale != nil {
+				return stale, true, nil
+			}
 			return nil, false, append(errs, fmt.Errorf("no answer within %v", per))
 		case <-ctx.Done():
 			return nil, false, append(errs, ctx.Err())
 		}
+	}
+	if stale != nil {
+		return stale, true, nil
 	}
 	return nil, false, errs
 }
@@ -181,6 +192,36 @@ func askShards(ctx context.Context, nodes map[string]valkey.Client, addrs []stri
 func isUnknownCommand(err error) bool {
 	s := strings.ToLower(err.Error())
 	return strings.Contains(s, "unknown subcommand") || strings.Contains(s, "unknown command")
+}
+
+// settled reports whether a topology has no failed primary that still owns
+// slots: a node that answers so has not yet heard of the failover the
+// others have seen (gossip reaches the nodes one by one), so the first
+// answer is taken only when settled, else the next that is.
+func settled(list []model.Node) bool {
+	for _, n := range list {
+		if n.Role == model.RolePrimary && n.Health == "fail" && len(n.Slots) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// knownHosts gives a node listed with no host (":7000": a cluster node that
+// never met another does not know its own address, and the cluster spec
+// says an unknown endpoint is the one asked) the host of asked, the node
+// that answered.
+func knownHosts(list []model.Node, asked string) []model.Node {
+	host, _, err := net.SplitHostPort(asked)
+	if err != nil {
+		return list
+	}
+	for i := range list {
+		if h, port, err := net.SplitHostPort(list[i].Addr); err == nil && (h == "" || h == "?") {
+			list[i].Addr = net.JoinHostPort(host, port)
+		}
+	}
+	return list
 }
 
 func readShards(ctx context.Context, c valkey.Client) ([]model.Node, error) {
