@@ -901,3 +901,18 @@ func TestWindowFittedFromTheHistogram(t *testing.T) {
 		t.Errorf("a lease beyond ±1m: %dms, want a step past it", far)
 	}
 }
+
+// On a shared poller (emqtop serve) + and - change nothing and say why;
+// a span asked says the server reads the widest.
+func TestSharedPollerKeys(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Interval: time.Second, Shared: true})
+	gen := m.gen
+	m = press(m, "+")
+	if m.interval != time.Second || m.gen != gen || !strings.Contains(m.flash, "the server polls every 1s for every session") {
+		t.Errorf("+ on a shared poller: interval %v, flash %q", m.interval, m.flash)
+	}
+	m = press(m, ">")
+	if !strings.Contains(m.flash, "the server reads the widest span its sessions ask") {
+		t.Errorf("> on a shared poller: %q", m.flash)
+	}
+}

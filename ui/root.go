@@ -38,6 +38,10 @@ type Options struct {
 	ReadOnly    bool
 	Actions     Actions // nil: the action keys stay disabled
 	Now         func() time.Time
+	// Shared: the source is a poller shared by many sessions (emqtop
+	// serve): its interval is the server's, and it reads the widest span
+	// its sessions ask; + and - say so instead of changing anything.
+	Shared bool
 	// Copy puts text on the operator's clipboard (OSC 52 to the terminal,
 	// which works over SSH); nil: c says copying is not available.
 	Copy func(text string) error

@@ -149,6 +149,9 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 // setInterval applies a new interval at once (the tick armed with the old
 // one is dropped) and says so.
 func (m *Model) setInterval(d time.Duration) tea.Cmd {
+	if m.opt.Shared {
+		return m.say(fmt.Sprintf("the server polls every %s for every session: + and - change nothing here", span(m.interval)), false)
+	}
 	m.interval = max(250*time.Millisecond, min(d, time.Minute))
 	m.say(fmt.Sprintf("polling every %s (+ more often, - less often; 250ms to 1m)", span(m.interval)), false)
 	if m.paused || m.inFlight {
@@ -165,6 +168,9 @@ func (m *Model) setWindow(d time.Duration, why string) tea.Cmd {
 	m.src.SetWindow(m.window)
 	if why == "" {
 		why = "< narrower, > wider"
+	}
+	if m.opt.Shared {
+		why += "; the server reads the widest span its sessions ask"
 	}
 	m.say(fmt.Sprintf("lease timeline now±%s (%s)", span(m.window), why), false)
 	return m.pollOnce()

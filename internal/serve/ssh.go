@@ -192,7 +192,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	src := s.hub.Attach()
 	go func() { <-sess.Context().Done(); src.Detach() }()
-	opt := ui.Options{Target: s.cfg.Target, Demo: s.cfg.Demo, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator,
+	opt := ui.Options{Target: s.cfg.Target, Demo: s.cfg.Demo, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator, Shared: true,
 		Copy: Clipboard(sess, envOf(sess))}
 	if who.Role == Operator && s.cfg.Actions != nil {
 		acts, err := s.cfg.Actions(who)
