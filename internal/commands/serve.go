@@ -88,20 +88,9 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	var hostPEM []byte
 	if f.ssh != "" {
 		var err error
-		if keys, err = serve.LoadKeys(f.readers, f.operators); err != nil {
+		if keys, hostPEM, err = sshIdentity(f, stdout); err != nil {
 			return fail(exitUsage, err)
 		}
-		path := f.hostKey
-		if path == "" {
-			if path, err = serve.DefaultHostKeyPath(); err != nil {
-				return fail(exitUsage, err)
-			}
-		}
-		var fp string
-		if hostPEM, fp, err = serve.HostKey(path); err != nil {
-			return fail(exitError, err)
-		}
-		fmt.Fprintf(stdout, "%s: host key %s (%s)\n", name, fp, path)
 	}
 	cfg, err := f.root.conn.config()
 	if err != nil {
@@ -130,50 +119,17 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	var srv *serve.Server
 	var addrs served
 	if f.ssh != "" {
-		sc := serve.Config{HostKeyPEM: hostPEM, Keys: keys, IdleTimeout: f.idle, MaxSessions: f.maxSessions,
-			Target: opt.Target, Interval: f.root.interval, Log: stderr, Demo: f.demo}
-		if _, ops := keys.Count(); ops > 0 {
-			wc, err := poller.Connect(cfg) // the write client: operators' sessions only
-			if err != nil {
-				return fail(exitError, err)
-			}
-			defer wc.Close()
-			acts, err := newActions(wc, cfg, f.root.auditLog)
-			if err != nil {
-				return fail(exitError, err)
-			}
-			defer acts.Close()
-			sc.Actions = func(who serve.Who) (ui.Actions, error) { return acts.asWho(who), nil }
-		}
-		if srv, err = serve.NewServer(hub, sc); err != nil {
+		var closeSSH func()
+		if srv, addrs.ssh, closeSSH, err = startSSH(f, hub, keys, hostPEM, cfg, opt.Target, stdout, stderr); err != nil {
 			return fail(exitError, err)
 		}
-		l, err := net.Listen("tcp", f.ssh)
-		if err != nil {
-			return fail(exitError, fmt.Errorf("--ssh %s: %w", f.ssh, err))
-		}
-		addrs.ssh = l.Addr().String()
-		go srv.Serve(l)
-		host, port, _ := net.SplitHostPort(addrs.ssh)
-		r, o := keys.Count()
-		fmt.Fprintf(stdout, "%s: dashboards over SSH for %d reader and %d operator keys: ssh -p %s %s\n", name, r, o, port, host)
+		defer closeSSH()
 	}
 	var msrv *http.Server
 	if f.metrics != "" {
-		sessions := func() int { return 0 }
-		if srv != nil {
-			sessions = srv.Sessions
+		if msrv, addrs.metrics, err = startMetrics(f.metrics, hub, srv, stdout); err != nil {
+			return fail(exitError, err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", serve.MetricsHandler(hub, sessions))
-		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		l, err := net.Listen("tcp", f.metrics)
-		if err != nil {
-			return fail(exitError, fmt.Errorf("--metrics %s: %w", f.metrics, err))
-		}
-		addrs.metrics = l.Addr().String()
-		go msrv.Serve(l)
-		fmt.Fprintf(stdout, "%s: Prometheus metrics on http://%s/metrics\n", name, addrs.metrics)
 	}
 	if ready != nil {
 		ready(addrs)
@@ -187,6 +143,90 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	if msrv != nil {
 		msrv.Shutdown(sctx)
 	}
-	fmt.Fprintf(stdout, "%s: stopped\n", name)
+	fmt.Fprintf(stdout, "emqtop serve: stopped\n")
 	return exitOK
+}
+
+// sshIdentity loads the authorized keys and the host key (made on the
+// first start), and prints the host key's fingerprint.
+func sshIdentity(f serveFlags, stdout io.Writer) (*serve.Keys, []byte, error) {
+	keys, err := serve.LoadKeys(f.readers, f.operators)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := f.hostKey
+	if path == "" {
+		if path, err = serve.DefaultHostKeyPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	pem, fp, err := serve.HostKey(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stdout, "emqtop serve: host key %s (%s)\n", fp, path)
+	return keys, pem, nil
+}
+
+// startSSH starts the SSH server on f.ssh; operators' sessions get actions
+// on a write client of their own (none is made when there is no operator).
+func startSSH(f serveFlags, hub *serve.Hub, keys *serve.Keys, hostPEM []byte, cfg poller.Config, target string,
+	stdout, stderr io.Writer) (*serve.Server, string, func(), error) {
+	sc := serve.Config{HostKeyPEM: hostPEM, Keys: keys, IdleTimeout: f.idle, MaxSessions: f.maxSessions,
+		Target: target, Interval: f.root.interval, Log: stderr, Demo: f.demo}
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if _, ops := keys.Count(); ops > 0 {
+		wc, err := poller.Connect(cfg) // the write client: operators' sessions only
+		if err != nil {
+			return nil, "", nil, err
+		}
+		closers = append(closers, wc.Close)
+		acts, err := newActions(wc, cfg, f.root.auditLog)
+		if err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		closers = append(closers, func() { acts.Close() })
+		sc.Actions = func(who serve.Who) (ui.Actions, error) { return acts.asWho(who), nil }
+	}
+	srv, err := serve.NewServer(hub, sc)
+	if err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	l, err := net.Listen("tcp", f.ssh)
+	if err != nil {
+		closeAll()
+		return nil, "", nil, fmt.Errorf("--ssh %s: %w", f.ssh, err)
+	}
+	go srv.Serve(l)
+	addr := l.Addr().String()
+	host, port, _ := net.SplitHostPort(addr)
+	r, o := keys.Count()
+	fmt.Fprintf(stdout, "emqtop serve: dashboards over SSH for %d reader and %d operator keys: ssh -p %s %s\n", r, o, port, host)
+	return srv, addr, closeAll, nil
+}
+
+// startMetrics serves /metrics on addr from the hub's snapshot.
+func startMetrics(addr string, hub *serve.Hub, srv *serve.Server, stdout io.Writer) (*http.Server, string, error) {
+	sessions := func() int { return 0 }
+	if srv != nil {
+		sessions = srv.Sessions
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", serve.MetricsHandler(hub, sessions))
+	msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--metrics %s: %w", addr, err)
+	}
+	go msrv.Serve(l)
+	bound := l.Addr().String()
+	fmt.Fprintf(stdout, "emqtop serve: Prometheus metrics on http://%s/metrics\n", bound)
+	return msrv, bound, nil
 }
