@@ -1,0 +1,99 @@
+package poller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// Tracker knows what changed on one primary: a dedicated connection with
+// CLIENT TRACKING ON BCAST PREFIX emq: receives an invalidation for every
+// EchoMQ key written there, and the key's slot is marked dirty. What it
+// cannot vouch for is all dirty: at the start, after a flush (an
+// invalidation of every key), and for good once the connection is lost.
+// It is the first part of change-driven polling (issue 16): a poll may
+// read only the slots taken from here, plus those whose state moves with
+// time alone.
+type Tracker struct {
+	addr   string
+	id     int64 // the tracking connection's CLIENT ID
+	cancel func()
+
+	mu    sync.Mutex
+	dirty map[uint16]struct{}
+	all   bool
+	lost  error // why tracking ended; nil while it runs
+}
+
+// StartTracker opens the tracking connection on nc, a client of one node.
+// A server that refuses (an ACL without client|tracking, no RESP3, the
+// embedded demo server) is an error: the caller polls in full.
+func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker, error) {
+	dc, cancel := nc.Dedicate()
+	t := &Tracker{addr: addr, cancel: cancel, dirty: map[uint16]struct{}{}, all: true}
+	done := dc.SetOnInvalidations(t.invalidated)
+	if done == nil {
+		cancel()
+		return nil, fmt.Errorf("%s: no invalidation hook", addr)
+	}
+	id, err := dc.Do(ctx, dc.B().ClientId().Build()).AsInt64()
+	if err == nil {
+		err = dc.Do(ctx, dc.B().ClientTracking().On().Prefix().Prefix(keyspace.ScanPattern[:len(keyspace.ScanPattern)-1]).Bcast().Build()).Error()
+	}
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: CLIENT TRACKING refused: %w", addr, err)
+	}
+	t.id = id
+	go func() {
+		err, ok := <-done
+		if !ok || err == nil {
+			err = fmt.Errorf("the tracking connection to %s closed", addr)
+		}
+		t.mu.Lock()
+		t.lost, t.all = err, true
+		t.mu.Unlock()
+	}()
+	return t, nil
+}
+
+// invalidated takes one push: keys written, or nil for a flush.
+func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if keys == nil {
+		t.all = true
+		return
+	}
+	for _, k := range keys {
+		if s, err := k.ToString(); err == nil {
+			t.dirty[keyspace.Slot(s)] = struct{}{}
+		}
+	}
+}
+
+// Take returns the slots changed since the last Take, or all when the
+// tracker cannot vouch for any; alive is false once tracking is lost.
+func (t *Tracker) Take() (slots []uint16, all, alive bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, alive = t.all, t.lost == nil
+	if !all {
+		for s := range t.dirty {
+			slots = append(slots, s)
+		}
+	}
+	clear(t.dirty)
+	t.all = !alive // a lost tracker stays all dirty
+	return slots, all, alive
+}
+
+// ID is the tracking connection's client id on its node.
+func (t *Tracker) ID() int64 { return t.id }
+
+// Close ends tracking and returns the connection.
+func (t *Tracker) Close() { t.cancel() }

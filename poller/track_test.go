@@ -1,0 +1,93 @@
+package poller
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// takeUntil takes from t until ok says the changes have arrived.
+func takeUntil(t *testing.T, tr *Tracker, ok func(slots []uint16, all, alive bool) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok(tr.Take()) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the tracker never saw the change")
+}
+
+// On a real cluster: a write to a queue marks its slot dirty on the
+// owner's tracker and nowhere else; a flush marks everything; a killed
+// tracking connection leaves the tracker all dirty for good.
+func TestTrackerOnACluster(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	nodes := c.Nodes()
+	trackers := map[string]*Tracker{}
+	for _, n := range cl.Nodes {
+		tr, err := StartTracker(ctx, nodes[n.Addr()], n.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		if _, all, alive := tr.Take(); !all || !alive {
+			t.Fatalf("a new tracker vouches for something: all %v alive %v", all, alive)
+		}
+		trackers[n.Addr()] = tr
+	}
+	owner, _ := cl.Owner(int(keyspace.QueueSlot("orders")))
+	ownerAddr := cl.Nodes[owner].Addr()
+	if _, err := echomq.Enqueue(ctx, c, "orders", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	takeUntil(t, trackers[ownerAddr], func(slots []uint16, all, alive bool) bool {
+		return !all && alive && slices.Equal(slots, []uint16{keyspace.QueueSlot("orders")})
+	})
+	for addr, tr := range trackers {
+		if addr == ownerAddr {
+			continue
+		}
+		if slots, all, _ := tr.Take(); all || len(slots) != 0 {
+			t.Errorf("%s (not the owner) saw %v, all %v", addr, slots, all)
+		}
+	}
+	conn, err := testcluster.Dial(ownerAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Do("FLUSHALL"); err != nil {
+		t.Fatal(err)
+	}
+	takeUntil(t, trackers[ownerAddr], func(_ []uint16, all, alive bool) bool { return all && alive })
+	if _, err := conn.Do("CLIENT", "KILL", "ID", strconv.FormatInt(trackers[ownerAddr].ID(), 10)); err != nil {
+		t.Fatal(err)
+	}
+	takeUntil(t, trackers[ownerAddr], func(_ []uint16, all, alive bool) bool { return all && !alive })
+	if _, all, alive := trackers[ownerAddr].Take(); !all || alive {
+		t.Error("a lost tracker vouched for something after its loss")
+	}
+}
+
+// The embedded demo server has no tracking: StartTracker says so, and the
+// caller polls in full.
+func TestTrackerRefusedByTheEmbeddedServer(t *testing.T) {
+	env, err := demo.Start(demo.EnvOptions{Embedded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if tr, err := StartTracker(ctx, env.Client, env.Addrs[0]); err == nil {
+		tr.Close()
+		t.Error("the embedded server accepted CLIENT TRACKING")
+	}
+}
