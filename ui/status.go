@@ -141,24 +141,24 @@ func (m *Model) targetText() string {
 	return kind + " " + textgate.Bounded(m.opt.Target, 40)
 }
 
-// facts are the connection's particulars, most wanted first: the version
-// fence, the server's clock, the dashboard's own load, the interval.
+// facts are the connection's particulars, most wanted first: the
+// dashboard's own load (and under serve how many sessions share it), the
+// interval, the server's clock, the protocol version.
 func (m *Model) facts() []string {
 	fence := m.c.snap.Version
 	if fence == "" {
 		fence = "unset"
 	}
-	facts := []string{
-		"protocol " + textgate.Bounded(fence, 20),
-		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
-		fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec()))),
+	self := fmt.Sprintf("self %s scripts/s", human(int64(m.scriptsPerSec())))
+	if n := m.c.snap.Sessions; n > 0 { // emqtop serve: one poller's load, shared
+		self = fmt.Sprintf("%d session%s on one poller: %s", n, plural(int64(n)), self)
+	}
+	return []string{ // the most wanted first: a narrow line keeps them
+		self,
 		fmt.Sprintf("every %v", m.interval),
+		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
+		"protocol " + textgate.Bounded(fence, 20),
 	}
-	if n := m.c.snap.Sessions; n > 0 { // emqtop serve: one poller's load, shared; said first
-		facts = append([]string{fmt.Sprintf("%d session%s on one poller: self %s scripts/s", n, plural(int64(n)),
-			human(int64(m.scriptsPerSec())))}, facts[:2]...)
-	}
-	return facts
 }
 
 // scriptsPerSec is the dashboard's own load on the cluster.
