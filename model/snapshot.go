@@ -29,10 +29,15 @@ type Queue struct {
 	// OldestPendingAgeMs is server now minus the lowest pending score, or -1
 	// when nothing is pending.
 	OldestPendingAgeMs int64
-	ServerTimeMs       int64 // the owning node's clock when this was read
-	Detail             bool  // PendingJobs, ActiveJobs and Hist were asked for
-	PendingJobs        []Job // the first pending, lowest score first
-	ActiveJobs         []Job // the first active, earliest deadline first
+	// OldestScoreMs is the oldest pending job's score (0 when none), so its
+	// age can move with the server clock between reads; NextDeadlineMs is
+	// the first lease that ends after ServerTimeMs (0 when none), when the
+	// expired count changes with no write.
+	OldestScoreMs, NextDeadlineMs int64
+	ServerTimeMs                  int64 // the owning node's clock when this was read
+	Detail                        bool  // PendingJobs, ActiveJobs and Hist were asked for
+	PendingJobs                   []Job // the first pending, lowest score first
+	ActiveJobs                    []Job // the first active, earliest deadline first
 	// Hist counts active leases per bucket of Snapshot.Edges: bucket 0 is
 	// deadlines at or before now+Edges[0], bucket i is (Edges[i-1], Edges[i]],
 	// the last bucket is after the last edge.

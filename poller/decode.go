@@ -48,14 +48,20 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 		q.Scheduled, _ = row[3].AsInt64()
 		if s, err := row[4].ToString(); err == nil {
 			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				q.OldestScoreMs = int64(f)
 				q.OldestPendingAgeMs = max(0, now-int64(f))
 			}
 		}
 		q.Expired, _ = row[5].AsInt64()
-		if q.Detail && len(row) >= 9 {
-			q.PendingJobs = decodeJobs(row[6])
-			q.ActiveJobs = decodeJobs(row[7])
-			q.Hist, _ = row[8].AsIntSlice()
+		if len(row) >= 7 {
+			if s, err := row[6].ToString(); err == nil {
+				q.NextDeadlineMs = score(s)
+			}
+		}
+		if q.Detail && len(row) >= 10 {
+			q.PendingJobs = decodeJobs(row[7])
+			q.ActiveJobs = decodeJobs(row[8])
+			q.Hist, _ = row[9].AsIntSlice()
 		}
 		rows[i] = queueRow{q: q}
 	}

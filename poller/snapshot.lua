@@ -5,8 +5,10 @@
 -- queue its job prefix and '1' for detail or '0'. A call with counts only
 -- carries four arguments: the call's own cost dominates, so it is kept small.
 -- Returns {now, row...}: a row is {err} for a failed queue, else
--- {'', pending, active, scheduled, oldest_score|false, expired
---  [, {id, score, attempts...}, {id, deadline, attempts...}, {bucket counts...}]}.
+-- {'', pending, active, scheduled, oldest_score|false, expired,
+--  next_deadline|false [, {id, score, attempts...}, {id, deadline, attempts...},
+--  {bucket counts...}]}, next_deadline the first lease that ends after now
+-- (when the slot's figures change with no write: change-driven polling).
 -- Each figure is O(log N + K) per queue; no set is walked.
 local now
 if ARGV[1] ~= '' then
@@ -58,17 +60,18 @@ for q = 0, #KEYS / 3 - 1 do
     out[#out + 1] = {'WRONGTYPE ' .. sk .. ' is not a sorted set'}
   else
     local first = redis.call('ZRANGE', pk, 0, 0, 'WITHSCORES')
-    local row = {'', p, a, s, first[2] or false, redis.call('ZCOUNT', ak, '-inf', now)}
+    local nxt = redis.call('ZRANGEBYSCORE', ak, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    local row = {'', p, a, s, first[2] or false, redis.call('ZCOUNT', ak, '-inf', now), nxt[2] or false}
     if detail then
-      row[7] = with_attempts(redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES'), prefix)
-      row[8] = with_attempts(redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES'), prefix)
+      row[8] = with_attempts(redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES'), prefix)
+      row[9] = with_attempts(redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES'), prefix)
       local hist, lo = {}, '-inf'
       for i = 1, ne do
         hist[i] = redis.call('ZCOUNT', ak, lo, edges[i])
         lo = '(' .. edges[i]
       end
       hist[ne + 1] = redis.call('ZCOUNT', ak, lo, '+inf')
-      row[9] = hist
+      row[10] = hist
     end
     out[#out + 1] = row
   end

@@ -91,3 +91,44 @@ func TestTrackerRefusedByTheEmbeddedServer(t *testing.T) {
 		t.Error("the embedded server accepted CLIENT TRACKING")
 	}
 }
+
+// The snapshot reads what time alone changes: each queue's next lease
+// deadline after now (when its expired count will move with no write) and
+// its oldest pending score (so the age can move with the server clock).
+func TestSnapshotReadsNextDeadlineAndOldestScore(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	for i := 0; i < 4; i++ {
+		if _, err := echomq.Enqueue(ctx, c, "orders", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := echomq.Enqueue(ctx, c, "idle", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for _, lease := range []time.Duration{time.Millisecond, time.Hour, 10 * time.Second} {
+		if _, _, err := echomq.Claim(ctx, c, "orders", lease); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(5 * time.Millisecond)
+	for _, detail := range []bool{false, true} {
+		var d []string
+		if detail {
+			d = []string{"orders"}
+		}
+		_, s := pollAll(t, c, Options{}, d...)
+		o, idle := s.Queue("orders"), s.Queue("idle")
+		if in := o.NextDeadlineMs - o.ServerTimeMs; o.Expired != 1 || in <= 9000 || in > 10000 {
+			t.Errorf("detail %v: orders expired %d, next deadline in %dms; want 1 and about 10s", detail, o.Expired, in)
+		}
+		if o.OldestScoreMs <= 0 || o.ServerTimeMs-o.OldestScoreMs != o.OldestPendingAgeMs {
+			t.Errorf("detail %v: oldest score %d, age %d at %d", detail, o.OldestScoreMs, o.OldestPendingAgeMs, o.ServerTimeMs)
+		}
+		if idle.NextDeadlineMs != 0 || idle.OldestScoreMs <= 0 {
+			t.Errorf("idle: next deadline %d, oldest score %d", idle.NextDeadlineMs, idle.OldestScoreMs)
+		}
+		if detail && (len(o.ActiveJobs) != 3 || len(o.PendingJobs) != 1 || len(o.Hist) == 0) {
+			t.Errorf("the detail moved: %d active, %d pending, %d buckets", len(o.ActiveJobs), len(o.PendingJobs), len(o.Hist))
+		}
+	}
+}
