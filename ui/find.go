@@ -185,3 +185,19 @@ func (f *findView) View() string {
 	}
 	return box(th.BorderFocus, "Find a job by its id", lines, f.w, f.h)
 }
+
+// found ends a find with its row: the queue is selected when the list has
+// it, and the job's detail opens (its state comes from the row read).
+func (m *Model) found(msg foundMsg) tea.Cmd {
+	m.find = nil
+	q := model.Queue{Name: msg.queue, OldestPendingAgeMs: -1}
+	if m.queues.selectName(msg.queue) {
+		m.setFocus(paneQueues)
+		if sel := m.queues.selected(); sel != nil {
+			q = *sel
+		}
+	}
+	cmd := tea.Batch(m.selectionChanged(), m.openJob(openJobMsg{q: q, job: model.Job{ID: msg.id, Valid: true}, found: true}))
+	m.say("found "+textgate.Text(msg.id)+" in "+textgate.Bounded(msg.queue, 60), false)
+	return cmd
+}

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"fmt"
 	"sort"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/echomq/emqtop/model"
 )
@@ -154,4 +157,24 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 	}
 	sort.Slice(out.Queues, func(i, j int) bool { return out.Queues[i].Name < out.Queues[j].Name })
 	return &out
+}
+
+// toggleIdle hides or shows the idle queues, at once (the snapshot on
+// screen is shown again), and says so.
+func (m *Model) toggleIdle() tea.Cmd {
+	mem := m.c.mem
+	mem.hide = !mem.hide
+	if m.c.snap == nil {
+		return nil
+	}
+	m.c.snap = mem.shown(m.raw)
+	m.c.fold = model.NewFold(m.c.snap)
+	m.queues.refresh()
+	if mem.hide {
+		m.say(fmt.Sprintf("idle queues hidden (%d): i shows them", mem.hidden), false)
+	} else {
+		idle, _ := mem.counts()
+		m.say(fmt.Sprintf("idle queues shown (%d): i hides them", idle), false)
+	}
+	return m.selectionChanged()
 }

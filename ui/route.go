@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -341,78 +340,6 @@ func (m *Model) startBatch(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) say(text string, bad bool) tea.Cmd {
 	m.flash, m.flashBad = text, bad
 	return nil
-}
-
-// toggleIdle hides or shows the idle queues, at once (the snapshot on
-// screen is shown again), and says so.
-func (m *Model) toggleIdle() tea.Cmd {
-	mem := m.c.mem
-	mem.hide = !mem.hide
-	if m.c.snap == nil {
-		return nil
-	}
-	m.c.snap = mem.shown(m.raw)
-	m.c.fold = model.NewFold(m.c.snap)
-	m.queues.refresh()
-	if mem.hide {
-		m.say(fmt.Sprintf("idle queues hidden (%d): i shows them", mem.hidden), false)
-	} else {
-		idle, _ := mem.counts()
-		m.say(fmt.Sprintf("idle queues shown (%d): i hides them", idle), false)
-	}
-	return m.selectionChanged()
-}
-
-// found ends a find with its row: the queue is selected when the list has
-// it, and the job's detail opens (its state comes from the row read).
-func (m *Model) found(msg foundMsg) tea.Cmd {
-	m.find = nil
-	q := model.Queue{Name: msg.queue, OldestPendingAgeMs: -1}
-	if m.queues.selectName(msg.queue) {
-		m.setFocus(paneQueues)
-		if sel := m.queues.selected(); sel != nil {
-			q = *sel
-		}
-	}
-	cmd := tea.Batch(m.selectionChanged(), m.openJob(openJobMsg{q: q, job: model.Job{ID: msg.id, Valid: true}, found: true}))
-	m.say("found "+textgate.Text(msg.id)+" in "+textgate.Bounded(msg.queue, 60), false)
-	return cmd
-}
-
-// copySelected copies the job under the cursor of a focused job pane, else
-// the selected queue's name. An id that failed the gate is never copied:
-// it came from the server and may carry anything.
-func (m *Model) copySelected() tea.Cmd {
-	text, what := "", ""
-	if m.focus == panePending || m.focus == paneActive {
-		p := m.pending
-		if m.focus == paneActive {
-			p = m.active
-		}
-		if _, jobs := p.jobs(); p.cur < len(jobs) {
-			if !jobs[p.cur].Valid {
-				return m.say("this id is invalid: it is shown escaped and never copied", true)
-			}
-			text, what = jobs[p.cur].ID, "job id"
-		}
-	}
-	if text == "" && m.c.sel != nil {
-		text, what = m.c.sel.Name, "queue name"
-	}
-	return m.copyText(text, what)
-}
-
-func (m *Model) copyText(text, what string) tea.Cmd {
-	switch {
-	case text == "":
-		return m.say("nothing selected to copy", true)
-	case m.opt.Copy == nil:
-		return m.say("copying is not available here", true)
-	}
-	if err := m.opt.Copy(text); err != nil {
-		return m.say("copy failed: "+textgate.Bounded(err.Error(), 120), true)
-	}
-	return m.say(fmt.Sprintf("copied the %s %s (OSC 52: the terminal must allow clipboard writes)", what, textgate.Bounded(text, 60)), false)
 }
 
 // jobPane is the focused job pane, nil when the focus is elsewhere.

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/poller"
@@ -54,6 +55,34 @@ func waitFor(t *testing.T, tm *teatest.TestModel, ss ...string) {
 	}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
+// dashboardOn runs the whole dashboard on the cluster in a w×h teatest
+// terminal, polling every 200ms, with actions (audited to a temporary log)
+// or read-only.
+func dashboardOn(t *testing.T, cl *testcluster.Cluster, timeout time.Duration, w, h int, actions bool) *teatest.TestModel {
+	t.Helper()
+	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: timeout}
+	pc, err := poller.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pc.Close)
+	p := poller.New(pc, poller.Options{Target: cfg.Target()})
+	t.Cleanup(p.Close)
+	opt := ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, ReadOnly: !actions}
+	if actions {
+		acts, err := newActions(pc, cfg, filepath.Join(t.TempDir(), "audit.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { acts.Close() })
+		opt.Actions = acts
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	th, _ := theme.New(r, "dark")
+	return teatest.NewTestModel(t, ui.New(source{p, pc}, th, opt), teatest.WithInitialTermSize(w, h))
+}
+
 // TestDashboardFlowsOnACluster runs the whole program on a real cluster:
 // it shows the queues, a stuck job is requeued with r and leaves the active
 // pane at the next poll, D with a wrong name drains nothing, D with the
@@ -69,24 +98,7 @@ func TestDashboardFlowsOnACluster(t *testing.T) {
 	stuck, _, _ := echomq.Claim(bg, c, q, time.Millisecond)
 	time.Sleep(5 * time.Millisecond)
 
-	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
-	pc, err := poller.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	p := poller.New(pc, poller.Options{Target: cfg.Target()})
-	defer p.Close()
-	acts, err := newActions(pc, cfg, filepath.Join(t.TempDir(), "audit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer acts.Close()
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	th, _ := theme.New(r, "dark")
-	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, Actions: acts})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm := dashboardOn(t, cl, 2*time.Second, 120, 40, true)
 
 	waitFor(t, tm, stuck.ID) // orders is selected, its stuck job in the active pane
 	keys(tm, "shift+tab", "r")
@@ -138,19 +150,7 @@ func TestDashboardShowsADownNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: time.Second}
-	pc, err := poller.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	p := poller.New(pc, poller.Options{Target: cfg.Target()})
-	defer p.Close()
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	th, _ := theme.New(r, "dark")
-	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, ReadOnly: true})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(200, 50))
+	tm := dashboardOn(t, cl, time.Second, 200, 50, false)
 	waitFor(t, tm, "LIVE", victim)
 	cl.Kill(1)
 	waitFor(t, tm, "DEGRADED 1/3 down", "down: connection refused", "/ down", "node down")
@@ -183,19 +183,7 @@ func TestDashboardFindsAJob(t *testing.T) {
 	if err := c.Do(bg, c.B().Hset().Key(row).FieldValue().FieldValue("trace_id", "abc-123").Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
-	pc, err := poller.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	p := poller.New(pc, poller.Options{Target: cfg.Target()})
-	defer p.Close()
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	th, _ := theme.New(r, "dark")
-	m := ui.New(source{p, pc}, th, ui.Options{Target: cfg.Target(), Interval: 200 * time.Millisecond, ReadOnly: true})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 50))
+	tm := dashboardOn(t, cl, 2*time.Second, 160, 50, false)
 	waitFor(t, tm, "LIVE", "needle")
 	keys(tm, "f")
 	waitFor(t, tm, "Find a job by its id")
