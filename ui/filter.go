@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,6 +27,22 @@ func (f *textFilter) SetValue(s string)   { f.input.SetValue(s) }
 func (f *textFilter) capturing() bool     { return f.typing }
 func (f *textFilter) View() string        { return f.input.View() }
 func (f *textFilter) help() []key.Binding { return f.keys.ShortHelp() }
+
+// shortHelp and fullHelp are the pane's help, or the filter's own while it
+// is typed (then every other key is text).
+func (f *textFilter) shortHelp(pane help.KeyMap) []key.Binding {
+	if f.typing {
+		return f.help()
+	}
+	return pane.ShortHelp()
+}
+
+func (f *textFilter) fullHelp(pane help.KeyMap) [][]key.Binding {
+	if f.typing {
+		return [][]key.Binding{f.help()}
+	}
+	return pane.FullHelp()
+}
 
 // start opens the input.
 func (f *textFilter) start() tea.Cmd {

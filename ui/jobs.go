@@ -51,19 +51,8 @@ func (p *jobsPane) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *jobsPane) SetFocus(f bool)  { p.focused = f }
 func (p *jobsPane) capturing() bool  { return p.filter.capturing() }
 
-func (p *jobsPane) ShortHelp() []key.Binding {
-	if p.filter.capturing() {
-		return p.filter.help()
-	}
-	return p.keys.ShortHelp()
-}
-
-func (p *jobsPane) FullHelp() [][]key.Binding {
-	if p.filter.capturing() {
-		return [][]key.Binding{p.filter.help()}
-	}
-	return p.keys.FullHelp()
-}
+func (p *jobsPane) ShortHelp() []key.Binding  { return p.filter.shortHelp(p.keys) }
+func (p *jobsPane) FullHelp() [][]key.Binding { return p.filter.fullHelp(p.keys) }
 
 // startFilter opens the pane's filter: ids containing the text typed (any
 // case), among the jobs read.

@@ -65,19 +65,8 @@ func (l *queueList) SetSize(w, h int) { l.w, l.h = w, h; l.keepInSight() }
 func (l *queueList) SetFocus(f bool)  { l.focused = f }
 func (l *queueList) rows() int        { return max(1, l.h-3) }
 
-func (l *queueList) ShortHelp() []key.Binding {
-	if l.filter.capturing() {
-		return l.filter.help()
-	}
-	return l.keys.ShortHelp()
-}
-
-func (l *queueList) FullHelp() [][]key.Binding {
-	if l.filter.capturing() {
-		return [][]key.Binding{l.filter.help()}
-	}
-	return l.keys.FullHelp()
-}
+func (l *queueList) ShortHelp() []key.Binding  { return l.filter.shortHelp(l.keys) }
+func (l *queueList) FullHelp() [][]key.Binding { return l.filter.fullHelp(l.keys) }
 
 // capturing: the filter is being typed, so every key is the list's.
 func (l *queueList) capturing() bool { return l.filter.capturing() }
