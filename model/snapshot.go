@@ -68,6 +68,11 @@ type NodeStatus struct {
 	Err                      string        // why the last poll of it failed
 	LastGood                 time.Time     // local time of its last good answer
 	Scripts, Commands, Trips int           // this poll's cost on the node
+	// Tracking is true when the poller knows what changed on this primary
+	// (CLIENT TRACKING) and reads its changed slots only; Full says why it
+	// reads every slot of it instead ("" when Tracking).
+	Tracking bool
+	Full     string
 }
 
 // Up reports whether the node answered the last poll.
@@ -85,7 +90,25 @@ type PollStats struct {
 	Scripts    int // snapshot scripts sent
 	Commands   int // every command sent, discovery and topology included
 	RoundTrips int // pipelines sent, over all nodes
+	// Read is "full" when every occupied slot was read, "changes" when only
+	// the slots that needed it were; Why counts the scripts sent by reason
+	// (ReadFull, ReadDirty, ...), Carried the queues whose last reading
+	// stands because nothing of them changed.
+	Read    string
+	Why     map[string]int
+	Carried int
 }
+
+// Why a slot was read this poll.
+const (
+	ReadFull     = "full"     // its node is read in full (no tracking, or --full)
+	ReadDirty    = "dirty"    // a key of it was written
+	ReadDeadline = "deadline" // a lease in it ran out, with no write
+	ReadSweep    = "sweep"    // the slow sweep under everything reached it
+	ReadDetail   = "detail"   // a queue of it is on screen in detail
+	ReadNew      = "new"      // a queue of it has no reading yet
+	ReadUnproven = "unproven" // the poller cannot prove it unchanged: a reconnect, a failover, a slot move, a flush, a failed read
+)
 
 // Snapshot is everything one poll saw.
 type Snapshot struct {

@@ -29,6 +29,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	fresh := make([]model.Queue, len(queues))
 	got := make([]bool, len(queues))
 	failed := make([]string, len(queues))
+	nodeNow := map[string]int64{} // the clock of each node that answered
 	for _, r := range results {
 		st := p.state(r.plan.addr)
 		ni, known := byAddr[r.plan.addr]
@@ -47,6 +48,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			p.mu.Unlock()
 			st.lastGood, st.latency = now, r.latency
 			snap.ServerTimeMs = max(snap.ServerTimeMs, r.nowMs)
+			nodeNow[r.plan.addr] = r.nowMs
 		}
 		if known {
 			n := &snap.Nodes[ni]
@@ -82,13 +84,22 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			continue
 		}
 		n.Server, n.Latency, n.LastGood, n.Err = st.server, st.latency, st.lastGood, st.err
+		if n.Role == model.RolePrimary {
+			n.Full = p.ch.full[n.Addr]
+			n.Tracking = n.Full == ""
+		}
 	}
+	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
 	snap.Queues = make([]model.Queue, 0, len(queues))
 	for i, name := range queues {
 		q := fresh[i]
 		slot := keyspace.QueueSlot(name)
 		owner := topo.OwnerOf(slot)
 		switch {
+		case owner != nil && p.ch.skip != nil && p.ch.skip[i] && nodeNow[owner.Addr] > 0:
+			// not read: nothing of it changed, and its node answered
+			q = p.carry(i, name, nodeNow[owner.Addr])
+			snap.Poll.Carried++
 		case got[i]:
 			if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
 				// a name given with --queues that has no keys: a typo, or a
@@ -136,31 +147,47 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	return snap
 }
 
-// stale is the last reading of queue i of this poll's list, marked stale,
-// or an empty one. The previous snapshot usually lists the same queues in
-// the same order; when it does not, a name index is built once.
-func (p *Poller) stale(i int, name string) model.Queue {
-	var q model.Queue
-	ok := false
-	if p.prev != nil {
-		if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
-			q, ok = p.prev.Queues[i], true
-		} else {
-			if p.prevIdx == nil {
-				p.prevIdx = make(map[string]int, len(p.prev.Queues))
-				for j := range p.prev.Queues {
-					p.prevIdx[p.prev.Queues[j].Name] = j
-				}
-			}
-			if j, found := p.prevIdx[name]; found {
-				q, ok = p.prev.Queues[j], true
-			}
+// prevOf is the last reading of queue i of this poll's list. The previous
+// snapshot usually lists the same queues in the same order; when it does
+// not, a name index is built once.
+func (p *Poller) prevOf(i int, name string) (model.Queue, bool) {
+	if p.prev == nil {
+		return model.Queue{}, false
+	}
+	if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
+		return p.prev.Queues[i], true
+	}
+	if p.prevIdx == nil {
+		p.prevIdx = make(map[string]int, len(p.prev.Queues))
+		for j := range p.prev.Queues {
+			p.prevIdx[p.prev.Queues[j].Name] = j
 		}
 	}
+	if j, ok := p.prevIdx[name]; ok {
+		return p.prev.Queues[j], true
+	}
+	return model.Queue{}, false
+}
+
+// stale is the last reading of queue i, marked stale, or an empty one.
+func (p *Poller) stale(i int, name string) model.Queue {
+	q, ok := p.prevOf(i, name)
 	if !ok {
 		return model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
 	}
 	q.Stale = true
+	return q
+}
+
+// carry is the last reading of queue i, which nothing changed since: not
+// stale, its oldest pending age moved on to the node's clock nowMs, its job
+// lists dropped (a queue read in detail is read every poll).
+func (p *Poller) carry(i int, name string, nowMs int64) model.Queue {
+	q, _ := p.prevOf(i, name)
+	if q.Pending > 0 && q.OldestScoreMs > 0 && nowMs > 0 {
+		q.OldestPendingAgeMs = max(0, nowMs-q.OldestScoreMs)
+	}
+	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist, q.Past = false, nil, nil, nil, nil
 	return q
 }
 

@@ -47,6 +47,12 @@ type Options struct {
 	// Dial makes a client for one node that the cluster client does not
 	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
 	Dial func(addr string) (valkey.Client, error)
+	// Full reads every occupied slot each poll (--full); else a poll reads
+	// what changed (change.go).
+	Full bool
+	// Sweep: every slot is read at least this often, whatever tracking
+	// says [60s].
+	Sweep time.Duration
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -85,6 +91,9 @@ func (o *Options) defaults() {
 	}
 	if o.TopologyEvery <= 0 {
 		o.TopologyEvery = 5 * time.Second
+	}
+	if o.Sweep <= 0 {
+		o.Sweep = time.Minute
 	}
 }
 
@@ -155,6 +164,7 @@ type Poller struct {
 	prev        *model.Snapshot // the last snapshot: stale queues fall back on it
 	prevIdx     map[string]int  // its queues by name, built when needed
 	version     string
+	ch          changes // what change-driven polling keeps between polls
 }
 
 // New makes a poller on c. Call Close when done.
@@ -170,6 +180,7 @@ func New(c valkey.Client, opt Options) *Poller {
 func (p *Poller) Close() {
 	p.stopOnce.Do(func() { close(p.stop) })
 	p.wg.Wait()
+	p.closeTrackers()
 	for _, c := range p.dialed {
 		c.Close()
 	}
@@ -338,7 +349,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 
 	clients := p.clients(topo)
 	queues := p.queues(topo)
-	plans := p.cachedPlan(topo, queues, clients, detail)
+	plans := p.changed(ctx, topo, queues, p.cachedPlan(topo, queues, clients, detail), clients)
 	results := p.run(ctx, plans, clients)
 	if redo := p.redirected(results); len(redo) > 0 {
 		// the slots moved under us: read the topology again and ask the
@@ -350,6 +361,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 		clients = p.clients(topo)
 		results = append(results, p.run(ctx, p.replan(topo, clients, redo), clients)...)
 	}
+	p.settle(results)
 	snap := p.assemble(topo, queues, results)
 	snap.Poll.Duration = time.Since(start)
 	snap.TakenAt = time.Now()

@@ -23,6 +23,8 @@ var readCommands = map[string]bool{
 	"CLUSTER MYID": true, "CLUSTER KEYSLOT": true,
 	// loading a script changes no data; the read-only snapshot needs it
 	"SCRIPT LOAD": true,
+	// what change-driven polling asks of its own connection: no data
+	"CLIENT ID": true, "CLIENT TRACKING": true,
 }
 
 func allowed(cmd valkey.Completed) bool {
@@ -31,7 +33,7 @@ func allowed(cmd valkey.Completed) bool {
 		return false
 	}
 	name := strings.ToUpper(c[0])
-	if len(c) > 1 && (name == "CLUSTER" || name == "SCRIPT") {
+	if len(c) > 1 && (name == "CLUSTER" || name == "SCRIPT" || name == "CLIENT") {
 		name += " " + strings.ToUpper(c[1])
 	}
 	return readCommands[name]

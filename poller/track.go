@@ -19,9 +19,9 @@ import (
 // read only the slots taken from here, plus those whose state moves with
 // time alone.
 type Tracker struct {
-	addr   string
-	id     int64 // the tracking connection's CLIENT ID
-	cancel func()
+	addr string
+	id   int64 // the tracking connection's CLIENT ID
+	dc   valkey.DedicatedClient
 
 	mu    sync.Mutex
 	dirty map[uint16]struct{}
@@ -33,11 +33,14 @@ type Tracker struct {
 // A server that refuses (an ACL without client|tracking, no RESP3, the
 // embedded demo server) is an error: the caller polls in full.
 func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker, error) {
-	dc, cancel := nc.Dedicate()
-	t := &Tracker{addr: addr, cancel: cancel, dirty: map[uint16]struct{}{}, all: true}
+	// the connection is closed, never handed back to the pool: valkey-go
+	// would turn tracking off on it first and wait for the answer without
+	// a bound, and a tracker is closed when its node stopped answering
+	dc, _ := nc.Dedicate()
+	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, all: true}
 	done := dc.SetOnInvalidations(t.invalidated)
 	if done == nil {
-		cancel()
+		dc.Close()
 		return nil, fmt.Errorf("%s: no invalidation hook", addr)
 	}
 	id, err := dc.Do(ctx, dc.B().ClientId().Build()).AsInt64()
@@ -45,7 +48,7 @@ func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker,
 		err = dc.Do(ctx, dc.B().ClientTracking().On().Prefix().Prefix(keyspace.ScanPattern[:len(keyspace.ScanPattern)-1]).Bcast().Build()).Error()
 	}
 	if err != nil {
-		cancel()
+		dc.Close()
 		return nil, fmt.Errorf("%s: CLIENT TRACKING refused: %w", addr, err)
 	}
 	t.id = id
@@ -92,8 +95,26 @@ func (t *Tracker) Take() (slots []uint16, all, alive bool) {
 	return slots, all, alive
 }
 
+// Sync makes every write its node acknowledged before the call visible to
+// the next Take: the node sends a write's invalidation (in BCAST mode,
+// before the event loop sleeps) ahead of the write's reply to its writer,
+// so it is queued on the tracking connection ahead of this PING's reply,
+// and valkey-go runs the hook in the connection's reading goroutine before
+// it hands the reply over. A tracker that cannot answer in time is lagging:
+// the caller treats it as lost.
+func (t *Tracker) Sync(ctx context.Context) error {
+	return t.dc.Do(ctx, t.dc.B().Ping().Build()).Error()
+}
+
+// Alive reports whether tracking still runs.
+func (t *Tracker) Alive() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lost == nil
+}
+
 // ID is the tracking connection's client id on its node.
 func (t *Tracker) ID() int64 { return t.id }
 
-// Close ends tracking and returns the connection.
-func (t *Tracker) Close() { t.cancel() }
+// Close ends tracking and closes its connection.
+func (t *Tracker) Close() { t.dc.Close() }

@@ -41,6 +41,10 @@ type jsonNode struct {
 	Error     string    `json:"error"`
 	Migrating []uint16  `json:"migrating,omitempty"`
 	Cost      *jsonCost `json:"cost,omitempty"`
+	// a primary's way of polling: tracking (reads what changed), or full
+	// and why
+	Tracking bool   `json:"tracking"`
+	Full     string `json:"full,omitempty"`
 }
 
 type jsonCost struct {
@@ -95,7 +99,7 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 	for _, n := range s.Nodes {
 		j := jsonNode{Addr: n.Addr, ID: n.ID, Role: n.Role, Primary: n.PrimaryID, Health: n.Health, Server: n.Server,
 			Slots: [][2]int{}, Queues: n.Queues, Pending: n.Pending, Active: n.Active, Expired: n.Expired,
-			LatencyMs: ms(n.Latency), Error: n.Err, Migrating: n.Migrating}
+			LatencyMs: ms(n.Latency), Error: n.Err, Migrating: n.Migrating, Tracking: n.Tracking, Full: n.Full}
 		for _, r := range n.Slots {
 			j.Slots = append(j.Slots, [2]int{int(r.Lo), int(r.Hi)})
 		}

@@ -27,6 +27,13 @@ type rootFlags struct {
 	auditLog string
 	window   time.Duration
 	jobs     int
+	full     bool
+}
+
+// registerPolling registers what the dashboard, --watch and serve share
+// about how the poller reads.
+func (r *rootFlags) registerPolling(fs *flag.FlagSet) {
+	fs.BoolVar(&r.full, "full", false, "read every queue each poll (by default a poll reads what changed, known by CLIENT TRACKING, and every slot once a minute)")
 }
 
 func (r *rootFlags) register(fs *flag.FlagSet) {
@@ -37,6 +44,7 @@ func (r *rootFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.jobs, "jobs", 0, "with --once: also list the first `N` pending and active jobs of each queue")
 	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
+	r.registerPolling(fs)
 	fs.DurationVar(&r.window, "window", 0, "the lease timeline spans now±`window` (default: fitted to the leases it sees, from 5s to 1h)")
 	fs.BoolVar(&r.readOnly, "read-only", false, "remove every action; no write command can be sent")
 	fs.StringVar(&r.theme, "theme", "dark", "colour theme: dark, light, mono, or auto (by the terminal background)")
@@ -79,7 +87,7 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 		return poller.Options{}, fmt.Errorf("--interval %v: give 250ms to 1m (a shorter one would load the cluster for nothing)", r.interval)
 	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
-		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer()}, nil
+		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer(), Full: r.full}, nil
 }
 
 // pollWindow is the histogram's span the poller starts with: --window, or

@@ -38,6 +38,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.root.conn.register(fs)
 	fs.StringVar(&f.root.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&f.root.interval, "interval", time.Second, "time between polls (one poller for every session)")
+	f.root.registerPolling(fs)
 	fs.StringVar(&f.root.auditLog, "audit-log", "", "append every operator's action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
 	fs.StringVar(&f.ssh, "ssh", "", "serve the dashboard over SSH on `ADDR` (default "+DefaultSSH+"; none with --metrics alone)")
 	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on `ADDR` (/metrics), from the shared snapshot")

@@ -38,9 +38,15 @@ func trendJSON(t model.Trend) *jsonTrend {
 // trend, the totals' trend, and what the poll read.
 type watchLine struct {
 	jsonSnapshot
-	Seq         int        `json:"seq"`
-	Read        string     `json:"read"` // full: every occupied slot (the only kind of poll today)
-	TotalsTrend *jsonTrend `json:"totals_trend"`
+	Seq int `json:"seq"`
+	// Read is full (every occupied slot) or changes (the slots that needed
+	// it); ReadWhy counts this poll's scripts by reason (full, dirty,
+	// deadline, sweep, detail, new, unproven); Carried the queues whose
+	// last reading stands, nothing of them having changed.
+	Read        string         `json:"read"`
+	ReadWhy     map[string]int `json:"read_why"`
+	Carried     int            `json:"carried"`
+	TotalsTrend *jsonTrend     `json:"totals_trend"`
 }
 
 // errGone: the reader of the stream went away (a closed pipe).
@@ -104,7 +110,10 @@ func writeWatch(w io.Writer, seq int, snap *model.Snapshot, pollErr error) error
 			Error string `json:"error"`
 		}{seq, pollErr.Error()}
 	} else {
-		l := watchLine{jsonSnapshot: toJSON(snap), Seq: seq, Read: "full", TotalsTrend: trendJSON(snap.TotalTrend)}
+		l := watchLine{jsonSnapshot: toJSON(snap), Seq: seq, Read: snap.Poll.Read, ReadWhy: snap.Poll.Why, Carried: snap.Poll.Carried, TotalsTrend: trendJSON(snap.TotalTrend)}
+		if l.ReadWhy == nil {
+			l.ReadWhy = map[string]int{}
+		}
 		for i := range l.Queues {
 			l.Queues[i].Trend = trendJSON(snap.Queues[i].Trend)
 		}

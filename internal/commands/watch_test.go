@@ -32,35 +32,49 @@ func (w *closingWriter) Write(b []byte) (int, error) {
 }
 
 // --watch --json writes one object a poll, with each queue's derived
-// figures and the totals', and ends cleanly when its reader goes.
+// figures and the totals' and what the poll read and why (the first in
+// full, then, the trackers running, changes only: the queue carried over),
+// and ends cleanly when its reader goes.
 func TestWatchJSON(t *testing.T) {
 	cl, c := vtest.Cluster(t, 3)
 	for i := 0; i < 5; i++ {
 		echomq.Enqueue(context.Background(), c, "orders", []byte("x"))
 	}
-	w := &closingWriter{n: 3}
+	w := &closingWriter{n: 8}
 	var errb strings.Builder
 	rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr()}, w, &errb)
-	if rc != exitOK || len(w.lines) != 3 {
+	if rc != exitOK || len(w.lines) != 8 {
 		t.Fatalf("rc %d after %d lines; stderr %q", rc, len(w.lines), errb.String())
 	}
 	for i, l := range w.lines {
 		var doc struct {
-			Seq    int    `json:"seq"`
-			Read   string `json:"read"`
-			Queues []struct {
+			Seq     int            `json:"seq"`
+			Read    string         `json:"read"`
+			Why     map[string]int `json:"read_why"`
+			Carried int            `json:"carried"`
+			Queues  []struct {
 				Name    string          `json:"name"`
 				Pending int64           `json:"pending"`
 				Trend   json.RawMessage `json:"trend"`
 			} `json:"queues"`
 			TotalsTrend map[string]any `json:"totals_trend"`
-			Nodes       []any          `json:"nodes"`
+			Nodes       []struct {
+				Tracking bool   `json:"tracking"`
+				Full     string `json:"full"`
+			} `json:"nodes"`
 		}
 		if err := json.Unmarshal([]byte(l), &doc); err != nil || !strings.HasSuffix(l, "}\n") || strings.Count(l, "\n") != 1 {
 			t.Fatalf("line %d is not one JSON object on one line: %v %q", i, err, l)
 		}
-		if doc.Seq != i+1 || doc.Read != "full" || len(doc.Nodes) != 3 || len(doc.Queues) != 1 || doc.Queues[0].Pending != 5 {
+		if doc.Seq != i+1 || len(doc.Nodes) != 3 || len(doc.Queues) != 1 || doc.Queues[0].Pending != 5 {
 			t.Errorf("line %d: %+v", i, doc)
+		}
+		switch {
+		case i == 0 && (doc.Read != "full" || doc.Carried != 0):
+			t.Errorf("the first poll is not a full one: %+v", doc)
+		case i == len(w.lines)-1 && (doc.Read != "changes" || len(doc.Why) != 0 || doc.Carried != 1 ||
+			!doc.Nodes[0].Tracking || !doc.Nodes[1].Tracking || !doc.Nodes[2].Tracking):
+			t.Errorf("the last poll read more than the changes: %+v", doc)
 		}
 		if !strings.Contains(string(doc.Queues[0].Trend), `"direction"`) || doc.TotalsTrend["direction"] == nil {
 			t.Errorf("line %d carries no trend: %s", i, doc.Queues[0].Trend)

@@ -40,7 +40,9 @@ func hubOn(t *testing.T) (*Hub, *testcluster.Cluster, context.CancelFunc) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pc.Close)
-	p := poller.New(pc, poller.Options{Target: cfg.Target()})
+	// full polls: the scripts of change-driven ones vary with the writes and
+	// with the trackers' start, and the test compares scripts a poll
+	p := poller.New(pc, poller.Options{Target: cfg.Target(), Full: true})
 	t.Cleanup(p.Close)
 	if err := p.DiscoverAll(bg); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,250 @@
+package poller
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/demo"
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+)
+
+// untilChanges polls until every primary is tracked and a poll read
+// nothing in full nor unproven (the first polls are full: the trackers
+// start, and their first Take cannot vouch for anything).
+func untilChanges(t *testing.T, p *Poller) *model.Snapshot {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		s, err := p.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		settled := s.Poll.Read == "changes" && s.Poll.Why[model.ReadFull] == 0 && s.Poll.Why[model.ReadUnproven] == 0
+		for _, n := range s.Nodes {
+			settled = settled && (n.Role != model.RolePrimary || n.Tracking)
+		}
+		if settled {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the poller never read changes only")
+	return nil
+}
+
+func pollOne(t *testing.T, p *Poller) *model.Snapshot {
+	t.Helper()
+	s, err := p.Poll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// why is a poll's reasons in a stable order, "dirty:1 deadline:1".
+func why(s *model.Snapshot) string {
+	var out []string
+	for _, r := range []string{model.ReadFull, model.ReadUnproven, model.ReadNew, model.ReadDirty, model.ReadDeadline, model.ReadDetail, model.ReadSweep} {
+		if n := s.Poll.Why[r]; n > 0 {
+			out = append(out, r+":"+strconv.Itoa(n))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// On a real cluster, a poll reads what changed and nothing else: nothing
+// when nothing was written, the one slot written to (in the very poll
+// after the write), the slot whose lease ran out with no write, the queue
+// on screen in detail; every other queue keeps its reading, its age moving
+// on; a flush, a lost tracking connection and a slot move make the poller
+// read what it can no longer vouch for.
+func TestChangeDrivenPoll(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := 0; i < 40; i++ {
+		qs[fmt.Sprintf("q-%d", i)] = want{pending: 2}
+	}
+	fill(t, c, qs)
+	// no sweep in this test: every read must have a reason of its own
+	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour})
+	untilChanges(t, p)
+
+	s := pollOne(t, p)
+	if s.Poll.Scripts != 0 || s.Poll.Carried != 40 || s.Poll.Read != "changes" {
+		t.Fatalf("nothing written: %d scripts (%s), %d carried, read %s", s.Poll.Scripts, why(s), s.Poll.Carried, s.Poll.Read)
+	}
+	checkCounts(t, s, qs)
+	for _, n := range s.Nodes {
+		if n.Role == model.RolePrimary && (!n.Tracking || n.Full != "") {
+			t.Errorf("%s: tracking %v, full %q", n.Addr, n.Tracking, n.Full)
+		}
+	}
+	age := s.Queue("q-1").OldestPendingAgeMs
+
+	// a write: its slot, in the next poll
+	if _, err := echomq.Enqueue(ctx, c, "q-7", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	s = pollOne(t, p)
+	if why(s) != "dirty:1" || s.Queue("q-7").Pending != 3 || s.Queue("q-7").Stale {
+		t.Fatalf("after a write to q-7: %s, q-7 pending %d", why(s), s.Queue("q-7").Pending)
+	}
+	if a := s.Queue("q-1").OldestPendingAgeMs; a < age+25 {
+		t.Errorf("a carried queue's age did not move with the clock: %d then %d", age, a)
+	}
+
+	// a lease that runs out with no write: the claim is read as a write,
+	// the end of the lease as a deadline
+	job, ok, err := echomq.Claim(ctx, c, "q-3", 300*time.Millisecond)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	s = pollOne(t, p)
+	q3 := s.Queue("q-3")
+	if why(s) != "dirty:1" || q3.Active != 1 || q3.Expired != 0 || q3.NextDeadlineMs == 0 {
+		t.Fatalf("after a claim: %s, active %d expired %d next %d", why(s), q3.Active, q3.Expired, q3.NextDeadlineMs)
+	}
+	time.Sleep(400 * time.Millisecond)
+	s = pollOne(t, p)
+	if why(s) != "deadline:1" || s.Queue("q-3").Expired != 1 || s.Queue("q-3").NextDeadlineMs != 0 {
+		t.Fatalf("after the lease ran out: %s, expired %d", why(s), s.Queue("q-3").Expired)
+	}
+	if s = pollOne(t, p); s.Poll.Scripts != 0 {
+		t.Fatalf("the deadline is read once: %s", why(s))
+	}
+
+	// the queue on screen is read every poll, with its lists
+	p.SetDetail("q-5")
+	for i := 0; i < 2; i++ {
+		s = pollOne(t, p)
+		if q5 := s.Queue("q-5"); !strings.Contains(why(s), "detail:1") || len(q5.PendingJobs) != 2 {
+			t.Fatalf("detail: %s, %d jobs", why(s), len(q5.PendingJobs))
+		}
+	}
+	p.SetDetail()
+	if s = pollOne(t, p); s.Poll.Scripts != 0 {
+		t.Fatalf("no detail, no write: %s", why(s))
+	}
+	if err := echomq.Requeue(ctx, c, "q-3", job.ID, job.Attempts); err != nil {
+		t.Fatal(err)
+	}
+	if s = pollOne(t, p); why(s) != "dirty:1" || s.Queue("q-3").Pending != 2 || s.Queue("q-3").Expired != 0 {
+		t.Fatalf("after the requeue: %s", why(s))
+	}
+
+	// a killed tracking connection: its node is read in full until a new
+	// tracker runs, then all its slots once (unproven), then changes again
+	owner, _ := cl.Owner(int(keyspace.QueueSlot("q-7")))
+	addr := cl.Nodes[owner].Addr()
+	p.ch.mu.Lock()
+	id := p.ch.trackers[addr].t.ID()
+	p.ch.mu.Unlock()
+	if err := c.Nodes()[addr].Do(ctx, c.B().ClientKill().Id(id).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	onNode := 0
+	for _, q := range s.Queues {
+		if q.Node == addr {
+			onNode++
+		}
+	}
+	sawFull, sawUnproven := false, false
+	for i := 0; i < 100 && !(sawFull && sawUnproven); i++ {
+		s = pollOne(t, p)
+		n := s.Poll.Why[model.ReadFull] + s.Poll.Why[model.ReadUnproven]
+		if n > 0 && s.Queue("q-7").Stale {
+			t.Fatal("a queue read again is marked stale")
+		}
+		sawFull = sawFull || s.Poll.Why[model.ReadFull] > 0
+		sawUnproven = sawUnproven || s.Poll.Why[model.ReadUnproven] > 0
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !sawFull || !sawUnproven {
+		t.Fatalf("after the tracking connection was killed: full %v, unproven %v", sawFull, sawUnproven)
+	}
+	if s = untilChanges(t, p); s.Poll.Scripts != 0 {
+		t.Fatalf("tracking again: %s", why(s))
+	}
+
+	// a flush: everything is read (in a full poll: more than 3/4 of the
+	// slots need it), every queue is empty
+	for _, nc := range c.Nodes() {
+		if err := nc.Do(ctx, c.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = pollOne(t, p)
+	if s.Poll.Carried != 0 || s.Poll.Read != model.ReadFull {
+		t.Fatalf("after a flush: %s, %d carried", why(s), s.Poll.Carried)
+	}
+	for _, q := range s.Queues {
+		if q.Pending != 0 || q.Stale {
+			t.Fatalf("%s after a flush: pending %d stale %v", q.Name, q.Pending, q.Stale)
+		}
+	}
+
+	// a slot move: its slot is read from the new owner
+	if _, err := echomq.Enqueue(ctx, c, "q-7", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	untilChanges(t, p)
+	slot := int(keyspace.QueueSlot("q-7"))
+	from, _ := cl.Owner(slot)
+	if err := cl.MoveSlots(from, (from+1)%3, slot, slot); err != nil {
+		t.Fatal(err)
+	}
+	// (a poll in the middle of the move may fail the slot's read, as a
+	// full poll would: TRYAGAIN; the queue is stale for that poll)
+	for i := 0; i < 100; i++ {
+		s = pollOne(t, p)
+		if q7 := s.Queue("q-7"); q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if q7 := s.Queue("q-7"); q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
+		t.Fatalf("after the slot move: node %s pending %d stale %v err %q, %s; nodes %s", q7.Node, q7.Pending, q7.Stale, q7.Err, why(s), notWhole(s))
+	}
+}
+
+// A server that refuses tracking (the embedded one) is polled in full, and
+// the node says why.
+func TestChangeDrivenFallsBackToFull(t *testing.T) {
+	env, err := demo.Start(demo.EnvOptions{Embedded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := echomq.Enqueue(ctx, env.Client, "orders", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Addrs: env.Addrs, Timeout: 2 * time.Second, Standalone: true}
+	c, err := Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := New(c, Options{Dial: cfg.Dialer(), Pinned: []string{"orders"}})
+	defer p.Close()
+	var s *model.Snapshot
+	for i := 0; i < 50; i++ {
+		if s, err = p.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(s.Nodes[0].Full, "refused") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	n := s.Nodes[0]
+	if n.Tracking || !strings.Contains(n.Full, "tracking refused") || s.Poll.Read != model.ReadFull || s.Poll.Why[model.ReadFull] != 1 || s.Queue("orders").Pending != 1 {
+		t.Fatalf("tracking %v, full %q, read %s %v, pending %d", n.Tracking, n.Full, s.Poll.Read, s.Poll.Why, s.Queue("orders").Pending)
+	}
+}
