@@ -73,6 +73,11 @@ type NodeStatus struct {
 	// reads every slot of it instead ("" when Tracking).
 	Tracking bool
 	Full     string
+	// Load is what the poller's reads cost this primary, a share of one
+	// core (server time a second, running); UsPerScript the server time of
+	// one snapshot script there.
+	Load        float64
+	UsPerScript float64
 }
 
 // Up reports whether the node answered the last poll.
@@ -97,6 +102,12 @@ type PollStats struct {
 	Read    string
 	Why     map[string]int
 	Carried int
+	// Budget is the share of a core the reads may cost a node; MinInterval
+	// the interval that keeps them within it (0: any); SweepEvery how long
+	// the sweep over every slot takes now (stretched past the budget).
+	Budget      float64
+	MinInterval time.Duration
+	SweepEvery  time.Duration
 }
 
 // Why a slot was read this poll.

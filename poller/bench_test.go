@@ -104,7 +104,7 @@ func BenchmarkPoll(b *testing.B) {
 		names := seedQueues(b, c, n)
 		for _, mode := range []string{"dashboard", "detail-all"} {
 			b.Run(fmt.Sprintf("queues=%d/%s", n, mode), func(b *testing.B) {
-				p := New(c, Options{Pinned: names, DetailAll: mode == "detail-all", Timeout: 10 * time.Second})
+				p := New(c, Options{Pinned: names, DetailAll: mode == "detail-all", Timeout: 10 * time.Second, Full: true})
 				defer p.Close()
 				p.SetDetail(names[0])
 				if _, err := p.Poll(context.Background()); err != nil { // load scripts, read topology

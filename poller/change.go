@@ -69,12 +69,14 @@ type changes struct {
 
 	sweepPos float64   // the next slot of the sweep, with its fraction
 	sweepAt  time.Time // when the sweep last moved on
+	stretch  int       // the budget's: the sweep takes this many times Sweep
 
 	// what the last filter chose, for assemble
-	full map[string]string // nodes read in full, and why
-	skip []bool            // queues (by poll index) not read: their reading carries over
-	read string
-	why  map[string]int
+	full    map[string]string // nodes read in full, and why
+	skip    []bool            // queues (by poll index) not read: their reading carries over
+	read    string
+	why     map[string]int
+	sweepBy map[string]int // the sweep's scripts by node
 }
 
 func (ch *changes) mark(s uint16, r uint8) {
@@ -110,7 +112,7 @@ func (p *Poller) fullWhy() string {
 // need reading. It records in p.ch which queues carry over and why.
 func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []string, plans []nodePlan, clients map[string]valkey.Client) []nodePlan {
 	ch := &p.ch
-	ch.read, ch.why, ch.skip, ch.full = model.ReadFull, map[string]int{}, nil, map[string]string{}
+	ch.read, ch.why, ch.skip, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, map[string]string{}, map[string]int{}
 	primaries := topo.Primaries()
 	if why := p.fullWhy(); why != "" {
 		for _, i := range primaries {
@@ -144,12 +146,15 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			}
 			due++
 			ch.why[r]++
+			if r == model.ReadSweep {
+				ch.sweepBy[np.addr]++
+			}
 			out[pi].batches = append(out[pi].batches, b)
 		}
 	}
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts
-		ch.why = map[string]int{model.ReadFull: total}
+		ch.why, ch.sweepBy = map[string]int{model.ReadFull: total}, map[string]int{}
 		return plans
 	}
 	ch.read, ch.skip = "changes", skip
@@ -208,7 +213,7 @@ func (p *Poller) moved(topo *model.Topology) {
 func (p *Poller) sweep(now time.Time) {
 	ch := &p.ch
 	if !ch.sweepAt.IsZero() {
-		adv := float64(keyspace.SlotCount) * float64(now.Sub(ch.sweepAt)) / float64(p.opt.Sweep)
+		adv := float64(keyspace.SlotCount) * float64(now.Sub(ch.sweepAt)) / float64(p.opt.Sweep*time.Duration(max(1, ch.stretch)))
 		end := ch.sweepPos + min(adv, keyspace.SlotCount)
 		for s := int(ch.sweepPos); s < int(end); s++ {
 			ch.mark(uint16(s%keyspace.SlotCount), needSweep)

@@ -248,3 +248,35 @@ func TestChangeDrivenFallsBackToFull(t *testing.T) {
 		t.Fatalf("tracking %v, full %q, read %s %v, pending %d", n.Tracking, n.Full, s.Poll.Read, s.Poll.Why, s.Queue("orders").Pending)
 	}
 }
+
+// The budget: each primary's load is measured from INFO commandstats and
+// the answers; past the budget the sweep slows and the poller asks for a
+// longer interval, within it it asks for none.
+func TestBudget(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := 0; i < 300; i++ {
+		qs[fmt.Sprintf("b-%d", i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	for _, tc := range []struct {
+		budget float64
+		over   bool
+	}{{1e-6, true}, {0.5, false}} {
+		p, s := pollAll(t, c, Options{Full: true, Budget: tc.budget})
+		for i := 0; i < 5; i++ {
+			time.Sleep(50 * time.Millisecond)
+			s = pollOne(t, p)
+		}
+		for _, n := range s.Nodes {
+			if n.Load <= 0 || n.UsPerScript <= 0 {
+				t.Errorf("budget %v: %s load %v, %v µs a script", tc.budget, n.Addr, n.Load, n.UsPerScript)
+			}
+		}
+		stretched := s.Poll.SweepEvery > time.Minute
+		if tc.over != (s.Poll.MinInterval > time.Second) || (!tc.over && s.Poll.MinInterval > 250*time.Millisecond) ||
+			tc.over != stretched || s.Poll.Budget != tc.budget {
+			t.Errorf("budget %v: min interval %v, sweep every %v", tc.budget, s.Poll.MinInterval, s.Poll.SweepEvery)
+		}
+	}
+}

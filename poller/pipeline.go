@@ -225,6 +225,10 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if st.server == "" {
 		iInfo = add(nc.B().Info().Section("server").Build())
 	}
+	iStats := -1
+	if np.primary && st.cost.statsDue(start) {
+		iStats = add(nc.B().Info().Section("commandstats").Build())
+	}
 	if !st.loaded && len(np.batches) > 0 {
 		iLoad = add(nc.B().ScriptLoad().Script(snapshotLua).Build())
 	}
@@ -272,6 +276,10 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		if s, err := replies[iInfo].ToString(); err == nil {
 			st.server = serverName(s)
 		}
+	}
+	if iStats >= 0 {
+		info, err := replies[iStats].ToString()
+		st.cost.readStats(info, err, start)
 	}
 	if iLoad >= 0 && replies[iLoad].Error() == nil {
 		st.loaded = true

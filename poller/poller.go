@@ -53,6 +53,9 @@ type Options struct {
 	// Sweep: every slot is read at least this often, whatever tracking
 	// says [60s].
 	Sweep time.Duration
+	// Budget is the server time the poller's reads may cost each node, a
+	// share of one core [0.02] (budget.go).
+	Budget float64
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -95,6 +98,9 @@ func (o *Options) defaults() {
 	if o.Sweep <= 0 {
 		o.Sweep = time.Minute
 	}
+	if o.Budget <= 0 {
+		o.Budget = 0.02
+	}
 }
 
 // nodeState is what the poller remembers of one node between polls.
@@ -122,6 +128,7 @@ type nodeState struct {
 	busy                 atomic.Bool // a pipeline or probe sent to it has not returned
 	timedOut             bool        // it gave no answer in time at the last poll it was sent
 	answered             atomic.Bool // a background probe got an answer since
+	cost                 nodeCost    // what its reads cost it (budget.go)
 }
 
 // Poller takes snapshots. Poll is not safe for concurrent use: a poll is
@@ -363,6 +370,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	}
 	p.settle(results)
 	snap := p.assemble(topo, queues, results)
+	p.budget(snap)
 	snap.Poll.Duration = time.Since(start)
 	snap.TakenAt = time.Now()
 	p.record(snap)

@@ -79,8 +79,13 @@ func fixture(extra int) *model.Snapshot {
 	for i := -30; i <= 30; i++ {
 		s.Edges = append(s.Edges, int64(i)*2000)
 	}
-	for _, n := range topo.Nodes {
-		s.Nodes = append(s.Nodes, model.NodeStatus{Node: n, Latency: 400 * time.Microsecond, LastGood: fixedNow})
+	s.Poll = model.PollStats{Read: "changes", Why: map[string]int{"dirty": 3}, Budget: 0.02, SweepEvery: time.Minute}
+	for i, n := range topo.Nodes {
+		ns := model.NodeStatus{Node: n, Latency: 400 * time.Microsecond, LastGood: fixedNow}
+		if n.Role == model.RolePrimary {
+			ns.Tracking, ns.Load = true, 0.001*float64(i+2)
+		}
+		s.Nodes = append(s.Nodes, ns)
 	}
 	owner := func(q string) string { return topo.OwnerOf(keyspace.QueueSlot(q)).Addr }
 	hist := make([]int64, len(s.Edges)+1)

@@ -113,6 +113,9 @@ var glossary = []string{
 	"Lease timeline: leases ending in each column of now±span, the tallest column's count on the left; ▲now marks the server's now; " +
 		"«n: leases that ran out before the window (stuck longer), n»: leases ending after it. Without --window the span fits the leases seen.",
 	"protocol: the {emq}:version key (the wire's version), not the attempts fence. self N scripts/s: emqtop's own load on the cluster.",
+	"LOAD: what emqtop's reads cost a primary, a share of one core (server time a second); past the budget (--budget, 2% by default) it is marked, " +
+		"the sweep slows, then the polls (the status bar says budget: polling every …). reads changes: a poll reads only the slots written to " +
+		"(CLIENT TRACKING), those whose lease ran out, the queues on screen, and the sweep (every slot once each sweep); reads … in full: every slot, each poll, and why.",
 	"LIVE, PAUSED, READ-ONLY, DEGRADED n/m down: what the figures are; DEGRADED means a primary did not answer and its figures are old.",
 }
 

@@ -21,6 +21,7 @@ type nodesPane struct {
 	title  string
 	facts  []string
 	shares bool // the spread: each node's share of the cluster, not its counts
+	rtt    bool // the round trip column fits
 }
 
 func (p *nodesPane) SetSize(w, h int)          { p.w, p.h = w, h }
@@ -37,7 +38,11 @@ func (p *nodesPane) View() string {
 	common := commonHost(s)
 	in := p.w - 2
 	sp := spreadOf(s)
-	head := fmt.Sprintf("%-9s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "RTT")
+	p.rtt = in >= 55 // the round trip is the first column to go when narrow
+	head := fmt.Sprintf("%-9s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "LOAD")
+	if p.rtt {
+		head += fmt.Sprintf(" %6s", "RTT")
+	}
 	if p.shares {
 		head = fmt.Sprintf("%-9s%6s %7s %7s %8s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED")
 	}
@@ -69,6 +74,7 @@ func (p *nodesPane) View() string {
 		}
 	}
 	lines = append(lines, notes...)
+	lines = append(lines, p.readMode(common)...)
 	if len(s.TotalSpark) > 0 {
 		p1, _, _ := s.Totals()
 		lines = append(lines, fmt.Sprintf("all queues %s %s pending · %s", sparkline(th, s.TotalSpark), human(p1),
@@ -135,7 +141,14 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread)
 	}
 	line += exp
 	if !p.shares {
-		line += th.Dim.Render(fmt.Sprintf(" %6s", n.Latency.Round(100*time.Microsecond)))
+		load := fmt.Sprintf(" %6s", pct(n.Load))
+		if b := p.c.snap.Poll.Budget; b > 0 && n.Load > b {
+			load = th.Warn.Render(load)
+		}
+		line += load
+		if p.rtt {
+			line += th.Dim.Render(fmt.Sprintf(" %6s", n.Latency.Round(100*time.Microsecond)))
+		}
 	}
 	if sp.heavy(i) {
 		line += th.Warn.Render(" ⚠")
@@ -144,6 +157,51 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread)
 		line += th.Warn.Render(fmt.Sprintf(" ⇄%d", len(n.Migrating)))
 	}
 	return line
+}
+
+// readMode says how the poller reads: the changes only (every primary
+// tracked), or which primaries it reads in full and why; with the sweep and
+// the budget.
+func (p *nodesPane) readMode(common string) []string {
+	th, s := p.c.th, p.c.snap
+	if s.Poll.Read == "" {
+		return nil // not a snapshot of this poller's (nothing to say)
+	}
+	var order []string
+	full := map[string][]string{}
+	primaries := 0
+	for _, n := range s.Nodes {
+		if n.Role != model.RolePrimary || n.Err != "" {
+			continue
+		}
+		primaries++
+		if n.Full == "" {
+			continue
+		}
+		if _, ok := full[n.Full]; !ok {
+			order = append(order, n.Full)
+		}
+		full[n.Full] = append(full[n.Full], shortAddr(n.Addr, common))
+	}
+	budget := ""
+	if s.Poll.Budget > 0 {
+		budget = " · budget " + pct(s.Poll.Budget) + "/node"
+	}
+	if len(order) == 0 {
+		if primaries == 0 {
+			return nil
+		}
+		return []string{th.Dim.Render(fmt.Sprintf("reads changes · sweep %s%s", span(s.Poll.SweepEvery), budget))}
+	}
+	var out []string
+	for _, why := range order {
+		who := strings.Join(full[why], " ")
+		if len(full[why]) == primaries {
+			who = "every node"
+		}
+		out = append(out, th.Dim.Render("reads "+who+" in full: "+textgate.Text(why)))
+	}
+	return out
 }
 
 // spread is the cluster's totals over the primaries that answered, for

@@ -179,14 +179,23 @@ func (m *Model) pollNow() tea.Cmd {
 	return m.pollCmd()
 }
 
-// next arms the next poll: after the interval, or longer while polls fail.
+// next arms the next poll: after the interval (or the longer one the
+// poller's self-load budget asks for), or longer while polls fail.
 func (m *Model) next() tea.Cmd {
-	d := m.interval
+	d := m.pollEvery()
 	for i := 0; i < m.errs && d < 30*time.Second; i++ {
 		d *= 2
 	}
 	gen := m.gen
 	return tea.Tick(min(d, 30*time.Second), func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+}
+
+// pollEvery is the interval, stretched when the budget asks.
+func (m *Model) pollEvery() time.Duration {
+	if m.c.snap != nil {
+		return max(m.interval, m.c.snap.Poll.MinInterval)
+	}
+	return m.interval
 }
 
 func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }

@@ -83,10 +83,14 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 	add(m.mode(), 0)
 	if s != nil {
 		as := ago(m.opt.Now().Sub(s.TakenAt)) + " old"
-		if m.opt.Now().Sub(s.TakenAt) > 3*m.interval+2*time.Second {
+		if m.opt.Now().Sub(s.TakenAt) > 3*m.pollEvery()+2*time.Second {
 			as = th.Warn.Render(as)
 		}
 		add(as, 1)
+		if e := m.pollEvery(); e > m.interval {
+			// the self-load budget slowed the polls: say so where it is seen
+			add(th.Warn.Render(fmt.Sprintf("budget: polling every %v, not %v", e, m.interval)), 1)
+		}
 		if !inNodes {
 			for i, f := range m.facts() {
 				add(f, 4+i)
@@ -155,9 +159,30 @@ func (m *Model) facts() []string {
 	}
 	return []string{ // the most wanted first: a narrow line keeps them
 		self,
-		fmt.Sprintf("every %v", m.interval),
+		m.everyFact(),
 		"server " + time.UnixMilli(m.c.snap.ServerTimeMs).UTC().Format("15:04:05Z"),
 		"protocol " + textgate.Bounded(fence, 20),
+	}
+}
+
+// everyFact is the interval, and when the self-load budget stretched it,
+// that it did and from what.
+func (m *Model) everyFact() string {
+	if e := m.pollEvery(); e > m.interval {
+		return fmt.Sprintf("every %v (budget %s a node; asked %v)", e, pct(m.c.snap.Poll.Budget), m.interval)
+	}
+	return fmt.Sprintf("every %v", m.interval)
+}
+
+// pct words a share of a core: 2%, 0.4%, 0.05%.
+func pct(f float64) string {
+	switch v := f * 100; {
+	case v >= 10:
+		return fmt.Sprintf("%.0f%%", v)
+	case v >= 1:
+		return fmt.Sprintf("%.1f%%", v)
+	default:
+		return fmt.Sprintf("%.2f%%", v)
 	}
 }
 

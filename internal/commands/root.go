@@ -28,12 +28,14 @@ type rootFlags struct {
 	window   time.Duration
 	jobs     int
 	full     bool
+	budget   float64
 }
 
 // registerPolling registers what the dashboard, --watch and serve share
 // about how the poller reads.
 func (r *rootFlags) registerPolling(fs *flag.FlagSet) {
 	fs.BoolVar(&r.full, "full", false, "read every queue each poll (by default a poll reads what changed, known by CLIENT TRACKING, and every slot once a minute)")
+	fs.Float64Var(&r.budget, "budget", 2, "the server time emqtop's reads may cost each node, in `percent` of one core: past it the sweep, then the polls, slow down")
 }
 
 func (r *rootFlags) register(fs *flag.FlagSet) {
@@ -86,8 +88,11 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 	if r.interval < 250*time.Millisecond || r.interval > time.Minute {
 		return poller.Options{}, fmt.Errorf("--interval %v: give 250ms to 1m (a shorter one would load the cluster for nothing)", r.interval)
 	}
+	if r.budget <= 0 || r.budget > 100 {
+		return poller.Options{}, fmt.Errorf("--budget %v: give a percent of one core, more than 0 and at most 100 (2 by default)", r.budget)
+	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
-		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer(), Full: r.full}, nil
+		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer(), Full: r.full, Budget: r.budget / 100}, nil
 }
 
 // pollWindow is the histogram's span the poller starts with: --window, or

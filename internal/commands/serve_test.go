@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -201,7 +202,7 @@ func TestServeOverSSH(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "readers"), []byte("# readers\n"+readerLine), 0o600)
 	os.WriteFile(filepath.Join(dir, "operators"), []byte(operatorLine), 0o600)
 	audit := filepath.Join(dir, "audit.log")
-	var f serveFlags
+	f := defaultServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = 250 * time.Millisecond
 	f.root.auditLog = audit
@@ -318,12 +319,22 @@ func (s *syncBuffer) String() string {
 
 // The cap turns the session past it away with a message; the idle
 // timeout ends a session with none, saying why.
+// defaultServeFlags are serve's flags as the command line leaves them
+// when none is given: a test sets what it needs on top of the defaults.
+func defaultServeFlags() serveFlags {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f.register(fs)
+	_ = fs.Parse(nil)
+	return f
+}
+
 func TestServeCapAndIdle(t *testing.T) {
 	cl, _ := vtest.Cluster(t, 1)
 	dir := t.TempDir()
 	key, line := sshKey(t, "carol")
 	os.WriteFile(filepath.Join(dir, "readers"), []byte(line), 0o600)
-	var f serveFlags
+	f := defaultServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = time.Second
 	f.ssh, f.readers, f.hostKey = "127.0.0.1:0", filepath.Join(dir, "readers"), filepath.Join(dir, "host_key")
@@ -332,8 +343,14 @@ func TestServeCapAndIdle(t *testing.T) {
 	defer stop()
 	up := make(chan served, 1)
 	var out, errb syncBuffer
-	go serveUntil(ctx, f, &out, &errb, func(s served) { up <- s })
-	addrs := <-up
+	done := make(chan int, 1)
+	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
+	var addrs served
+	select {
+	case addrs = <-up:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errb.String())
+	}
 	first, err := dialTerm(t, addrs.ssh, key, true)
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +385,7 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	if _, err := echomq.Enqueue(bg, c, "orders", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	var f serveFlags
+	f := defaultServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = time.Second
 	f.metrics = "127.0.0.1:0"
@@ -377,7 +394,12 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	done := make(chan int, 1)
 	var out, errb syncBuffer
 	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
-	addrs := <-up
+	var addrs served
+	select {
+	case addrs = <-up:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errb.String())
+	}
 	if addrs.ssh != "" {
 		t.Errorf("an SSH listener on %s without --ssh", addrs.ssh)
 	}

@@ -93,7 +93,11 @@ func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, stdou
 			complain(stderr, "emqtop", err)
 			return exitError
 		}
-		next = next.Add(interval)
+		every := interval // or the longer one the self-load budget asks for
+		if snap != nil {
+			every = max(every, snap.Poll.MinInterval)
+		}
+		next = next.Add(every)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Until(next)):

@@ -71,14 +71,24 @@ func NewHub(p *poller.Poller, c valkey.Client, interval time.Duration) *Hub {
 // Run polls until ctx ends: at each interval, the union of the sessions'
 // selections and the widest of their windows.
 func (h *Hub) Run(ctx context.Context) {
-	t := time.NewTicker(h.interval)
-	defer t.Stop()
+	next := time.Now()
 	for {
 		h.pollOnce(ctx)
+		// the interval, or the longer one the self-load budget asks for
+		every := h.interval
+		h.mu.Lock()
+		if h.latest != nil {
+			every = max(every, h.latest.Poll.MinInterval)
+		}
+		h.mu.Unlock()
+		next = next.Add(every)
+		if d := time.Until(next); d < 0 {
+			next = time.Now() // a poll longer than the interval: no catching up
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(time.Until(next)):
 		}
 	}
 }

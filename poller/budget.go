@@ -1,0 +1,131 @@
+package poller
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/echomq/emqtop/model"
+)
+
+// The self-load budget (issue 16): what the poller's scripts cost each
+// node, in server time per second, is kept under Options.Budget (a share
+// of one core). The poller measures a script's server time on each node
+// from INFO commandstats (EVALSHA_RO's usec over its calls, read every
+// statsEvery) or, where that is refused, from the pipeline's latency over
+// its scripts (an upper bound: it counts the network too). Over budget, it
+// stretches the sweep first (to maxStretch times Sweep), then asks for a
+// longer interval (Snapshot.Poll.MinInterval, which the dashboard, serve
+// and --watch honour); the queues on screen are read at every poll still.
+
+const (
+	statsEvery = 5 * time.Second
+	maxStretch = 16
+	// the most the budget stretches the interval: the dashboard still moves
+	maxInterval = 30 * time.Second
+	costAlpha   = 0.3 // weight of the newest poll in the running cost
+)
+
+// nodeCost is what a node's reads cost, kept between polls.
+type nodeCost struct {
+	usPerScript       float64 // server µs a snapshot script, measured
+	measured          bool    // usPerScript comes from INFO commandstats
+	statsRefused      bool
+	statCalls         int64
+	statUsec          int64
+	statAt            time.Time
+	rate              float64 // server µs a second, running
+	baseUs            float64 // server µs a poll without the sweep, running
+	lastAt            time.Time
+	scripts, sweeping int // this poll's
+}
+
+// statsDue: INFO commandstats is read with this poll's pipeline.
+func (c *nodeCost) statsDue(now time.Time) bool {
+	return !c.statsRefused && now.Sub(c.statAt) >= statsEvery
+}
+
+// readStats takes an INFO commandstats answer (or its refusal).
+func (c *nodeCost) readStats(info string, err error, now time.Time) {
+	if err != nil {
+		c.statsRefused = true
+		return
+	}
+	calls, usec, ok := evalshaRo(info)
+	if !ok {
+		return
+	}
+	if !c.statAt.IsZero() && calls > c.statCalls && usec >= c.statUsec {
+		c.usPerScript = float64(usec-c.statUsec) / float64(calls-c.statCalls)
+		c.measured = true
+	}
+	c.statCalls, c.statUsec, c.statAt = calls, usec, now
+}
+
+// evalshaRo reads cmdstat_evalsha_ro's calls and usec.
+func evalshaRo(info string) (calls, usec int64, ok bool) {
+	for _, line := range strings.Split(info, "\n") {
+		rest, found := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha_ro:")
+		if !found {
+			continue
+		}
+		for _, f := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(f, "calls="); ok {
+				calls, _ = strconv.ParseInt(v, 10, 64)
+			} else if v, ok := strings.CutPrefix(f, "usec="); ok {
+				usec, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		return calls, usec, true
+	}
+	return 0, 0, false
+}
+
+// account adds one poll of a node: scripts sent (sweeping of them for the
+// sweep), the pipeline's latency when it carried scripts.
+func (c *nodeCost) account(now time.Time, scripts, sweeping int, latency time.Duration) {
+	if !c.measured && scripts > 0 {
+		c.usPerScript = float64(latency.Microseconds()) / float64(scripts)
+	}
+	c.scripts, c.sweeping = scripts, sweeping
+	us := float64(scripts) * c.usPerScript
+	base := float64(scripts-sweeping) * c.usPerScript
+	if c.lastAt.IsZero() {
+		c.baseUs = base
+	} else if dt := now.Sub(c.lastAt).Seconds(); dt > 0 {
+		c.rate = costAlpha*us/dt + (1-costAlpha)*c.rate
+		c.baseUs = costAlpha*base + (1-costAlpha)*c.baseUs
+	}
+	c.lastAt = now
+}
+
+// budget stretches the sweep and sets the interval the budget allows, from
+// the primaries' running costs, and writes them into the snapshot.
+func (p *Poller) budget(snap *model.Snapshot) {
+	b := p.opt.Budget
+	worst, base := 0.0, 0.0
+	for i := range snap.Nodes {
+		n := &snap.Nodes[i]
+		st := p.nodes[n.Addr]
+		if n.Role != model.RolePrimary || st == nil {
+			continue
+		}
+		n.Load = st.cost.rate / 1e6
+		n.UsPerScript = st.cost.usPerScript
+		worst = max(worst, n.Load)
+		base = max(base, st.cost.baseUs)
+	}
+	ch := &p.ch
+	switch {
+	case worst > b && ch.stretch < maxStretch:
+		ch.stretch = max(1, ch.stretch*2)
+	case worst < b/2 && ch.stretch > 1:
+		ch.stretch /= 2
+	}
+	ch.stretch = max(1, ch.stretch)
+	// the interval that keeps the reads without the sweep within budget
+	minI := time.Duration(base / b * float64(time.Microsecond))
+	snap.Poll.Budget = b
+	snap.Poll.MinInterval = min(minI, maxInterval).Round(10 * time.Millisecond)
+	snap.Poll.SweepEvery = p.opt.Sweep * time.Duration(ch.stretch)
+}

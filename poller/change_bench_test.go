@@ -1,0 +1,177 @@
+package poller
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
+	"github.com/echomq/emqtop/internal/vtest"
+)
+
+// nodeUsec is, per primary, the server time spent in the poller's own
+// commands (EVALSHA_RO, TIME, PING, CLIENT, SCRIPT), from INFO commandstats:
+// the writer's EVALSHA calls are not counted.
+func nodeUsec(b *testing.B, cl *testcluster.Cluster, primaries int) []int64 {
+	out := make([]int64, primaries)
+	for i, n := range cl.Nodes[:primaries] {
+		conn, err := testcluster.Dial(n.Addr())
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := conn.String("INFO", "commandstats")
+		conn.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(s, "\n") {
+			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+			switch {
+			case !ok:
+				continue
+			case name == "cmdstat_evalsha_ro", name == "cmdstat_time", name == "cmdstat_ping",
+				strings.HasPrefix(name, "cmdstat_client|"), strings.HasPrefix(name, "cmdstat_script|"):
+			default:
+				continue
+			}
+			for _, f := range strings.Split(rest, ",") {
+				if v, ok := strings.CutPrefix(f, "usec="); ok {
+					u, _ := strconv.ParseInt(v, 10, 64)
+					out[i] += u
+				}
+			}
+		}
+	}
+	return out
+}
+
+// BenchmarkChangeDriven: change-driven against full polling in the same
+// run, on 3 primaries, with 1% of the queues written each second (an
+// enqueue, through EchoMQ's script) and a poll a second, one queue read in
+// detail. Each mode polls for EMQTOP_BENCH_SECONDS [10] after it settled.
+// Reported per mode: the poller's server time per second over the cluster
+// and on its busiest node (% of one core), the cluster processes' CPU per
+// second (the writer's included, the same in both), scripts per poll, the
+// median poll, the heap after the run; and it fails if any write was not
+// in the first poll that began after it was acknowledged.
+// EMQTOP_BENCH_QUEUES sets the sizes [10000].
+func BenchmarkChangeDriven(b *testing.B) {
+	sizes := []int{10000}
+	if v := os.Getenv("EMQTOP_BENCH_QUEUES"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	secs := 10
+	if v, err := strconv.Atoi(os.Getenv("EMQTOP_BENCH_SECONDS")); err == nil && v > 0 {
+		secs = v
+	}
+	for _, n := range sizes {
+		cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
+		c := vtest.Client(b, cl)
+		names := seedQueues(b, c, n)
+		// acked[i]: enqueues into queue i acknowledged so far
+		acked := make([]atomic.Int64, n)
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { // 1% of the queues a second, evenly
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(1, 2))
+			every := time.Second / time.Duration(max(1, n/100))
+			next := time.Now()
+			for ctx.Err() == nil {
+				i := r.IntN(n)
+				if _, err := echomq.Enqueue(ctx, c, names[i], []byte("x")); err == nil {
+					acked[i].Add(1)
+				}
+				next = next.Add(every)
+				time.Sleep(time.Until(next))
+			}
+		}()
+		for _, mode := range []string{"full", "changes"} {
+			b.Run(fmt.Sprintf("queues=%d/%s", n, mode), func(b *testing.B) {
+				for b.Loop() {
+					changeRun(b, cl, names, acked, mode == "full", secs)
+				}
+			})
+		}
+		stop()
+		wg.Wait()
+	}
+}
+
+func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []atomic.Int64, full bool, secs int) {
+	p := New(vtest.Client(b, cl), Options{Pinned: names, Full: full, Timeout: 10 * time.Second})
+	defer p.Close()
+	p.SetDetail(names[0])
+	// settle: the trackers run and have been read once
+	for i := 0; i < 30; i++ {
+		s, err := p.Poll(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if full || (s.Poll.Read == "changes" && s.Poll.Why["unproven"] == 0 && s.Poll.Why["full"] == 0) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u0, cpu0, t0 := nodeUsec(b, cl, 3), cpuMs(b, cl), time.Now()
+	var durs []time.Duration
+	scripts, missed := 0, 0
+	before := make([]int64, len(names))
+	next := time.Now()
+	for i := 0; i < secs; i++ {
+		next = next.Add(time.Second)
+		time.Sleep(time.Until(next))
+		for j := range acked {
+			before[j] = acked[j].Load()
+		}
+		start := time.Now()
+		s, err := p.Poll(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		durs = append(durs, time.Since(start))
+		scripts += s.Poll.Scripts
+		for j := range s.Queues {
+			if s.Queues[j].Pending < 3+before[j] { // seeded with 3
+				missed++
+			}
+		}
+	}
+	el := time.Since(t0).Seconds()
+	u1, cpu1 := nodeUsec(b, cl, 3), cpuMs(b, cl)
+	var sum, most int64
+	for i := range u1 {
+		d := u1[i] - u0[i]
+		sum += d
+		most = max(most, d)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if missed > 0 {
+		b.Fatalf("%d queue readings missed a write acknowledged before their poll began", missed)
+	}
+	b.ReportMetric(float64(sum)/el/1000, "server-ms/s")
+	b.ReportMetric(float64(most)/el/1e6*100, "busiest-node-%core")
+	b.ReportMetric((cpu1-cpu0)/el, "cluster-cpu-ms/s")
+	b.ReportMetric(float64(scripts)/float64(secs), "scripts/poll")
+	b.ReportMetric(float64(median(durs).Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+}
