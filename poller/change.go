@@ -20,22 +20,21 @@ import (
 //   - the poller cannot prove it unchanged: the first poll of a tracker, a
 //     flush, a tracker lost or lagging, a failover or a slot move (its
 //     owner changed), a read of it that failed;
-//   - a key of it was written (its node's tracker said so);
-//   - a lease in it ran out since it was read (NextDeadlineMs), or a queue
-//     of it has no reading yet, or is on screen in detail;
 //   - the sweep reached it: a slow walk over every slot, Sweep long, the
 //     net under everything else.
+// and, of a slot that needs none of that, the queues that need reading are
+// read alone (the rest of the slot's queues carry over):
+//   - a key of the queue was written (its node's tracker said so);
+//   - a lease in it ran out since it was read (NextDeadlineMs), or it has
+//     no reading yet, or is on screen in detail.
 // When most slots need reading anyway, the poll is a full one, as before.
 
 // Reasons a slot needs reading, kept between polls until a read succeeds.
 const (
 	needNone uint8 = iota
 	needSweep
-	needDirty
 	needUnproven
 )
-
-var needWhy = [...]string{needSweep: model.ReadSweep, needDirty: model.ReadDirty, needUnproven: model.ReadUnproven}
 
 // Tracking is retried this long after a server refused it, and after a
 // start that failed for another reason (the node down, say).
@@ -64,6 +63,7 @@ type changes struct {
 	closed   bool
 
 	need      [keyspace.SlotCount]uint8
+	needQ     map[string]struct{} // queues written to, not yet read since
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
 
@@ -137,7 +137,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
 		for _, b := range np.batches {
 			total++
-			r := p.reason(b, ch.full[b.owner] != "", nowMs)
+			r, part := p.reason(b, ch.full[b.owner] != "", nowMs)
 			if r == "" {
 				for _, i := range b.idx {
 					skip[i] = true
@@ -148,6 +148,9 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			ch.why[r]++
 			if r == model.ReadSweep {
 				ch.sweepBy[np.addr]++
+			}
+			if part != nil {
+				b = b.part(part, skip)
 			}
 			out[pi].batches = append(out[pi].batches, b)
 		}
@@ -161,31 +164,64 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	return out
 }
 
-// reason says why batch b is read this poll, "" when it is not.
-func (p *Poller) reason(b batch, full bool, nowMs int64) string {
+// reason says why batch b is read this poll, "" when it is not; part
+// lists the queues to read (by their place in the batch) when only some
+// need it: those written to, on screen, new, or whose lease ran out.
+func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int) {
 	ch := &p.ch
 	switch {
 	case full:
-		return model.ReadFull
-	case ch.need[b.slot] == needUnproven, ch.need[b.slot] == needDirty:
-		return needWhy[ch.need[b.slot]]
+		return model.ReadFull, nil
+	case ch.need[b.slot] == needUnproven:
+		return model.ReadUnproven, nil
 	}
 	for k, i := range b.idx {
-		if b.detail[k] {
-			return model.ReadDetail
-		}
+		r := ""
+		_, written := ch.needQ[b.queues[k]]
 		q, ok := p.prevOf(i, b.queues[k])
 		switch {
+		case written:
+			r = model.ReadDirty
+		case b.detail[k]:
+			r = model.ReadDetail
 		case !ok || q.Stale:
-			return model.ReadNew
+			r = model.ReadNew
 		case q.NextDeadlineMs > 0 && q.NextDeadlineMs <= nowMs:
-			return model.ReadDeadline
+			r = model.ReadDeadline
+		default:
+			continue
 		}
+		if why == "" {
+			why = r
+		}
+		part = append(part, k)
 	}
-	if ch.need[b.slot] == needSweep {
-		return model.ReadSweep
+	switch {
+	case ch.need[b.slot] == needSweep:
+		return model.ReadSweep, nil
+	case len(part) == len(b.queues):
+		return why, nil
 	}
-	return ""
+	return why, part
+}
+
+// part is the batch of the queues at ks only; the others are marked in
+// skip, their readings carried over.
+func (b batch) part(ks []int, skip []bool) batch {
+	out := batch{slot: b.slot, owner: b.owner, hist: b.hist}
+	in := 0
+	for k := range b.queues {
+		if in < len(ks) && ks[in] == k {
+			in++
+			out.queues = append(out.queues, b.queues[k])
+			out.idx = append(out.idx, b.idx[k])
+			out.keys = append(out.keys, b.keys[k])
+			out.detail = append(out.detail, b.detail[k])
+			continue
+		}
+		skip[b.idx[k]] = true
+	}
+	return out
 }
 
 // moved marks the slots whose owner changed since the last poll: a
@@ -238,7 +274,7 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 	}
 	ch.mu.Lock()
 	if ch.trackers == nil {
-		ch.trackers = map[string]*tracking{}
+		ch.trackers, ch.needQ = map[string]*tracking{}, map[string]struct{}{}
 	}
 	for addr, tr := range ch.trackers {
 		if !prim[addr] && !tr.starting {
@@ -305,13 +341,13 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 	}
 	ch.mu.Unlock()
 	for addr, t := range live {
-		slots, all, alive := t.Take()
+		_, queues, all, alive := t.TakeQueues()
 		if all || !alive {
 			ch.markNode(addr, needUnproven)
 			continue
 		}
-		for _, s := range slots {
-			ch.mark(s, needDirty)
+		for _, q := range queues {
+			ch.needQ[q] = struct{}{}
 		}
 	}
 }
@@ -351,10 +387,16 @@ func (p *Poller) settle(results []nodeResult) {
 			ch.markNode(r.plan.addr, needUnproven)
 			for _, b := range r.plan.batches {
 				failed = append(failed, b.slot)
+				for _, q := range b.queues {
+					delete(ch.needQ, q)
+				}
 			}
 			continue
 		}
 		for bi, b := range r.plan.batches {
+			for _, q := range b.queues {
+				delete(ch.needQ, q) // read, or its slot is marked below
+			}
 			switch err := r.batchErr[bi]; {
 			case err == nil:
 				ch.need[b.slot] = needNone

@@ -25,6 +25,7 @@ type Tracker struct {
 
 	mu    sync.Mutex
 	dirty map[uint16]struct{}
+	queue map[string]struct{} // the queues (hashtags) of the keys written
 	all   bool
 	lost  error // why tracking ended; nil while it runs
 }
@@ -37,7 +38,7 @@ func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker,
 	// would turn tracking off on it first and wait for the answer without
 	// a bound, and a tracker is closed when its node stopped answering
 	dc, _ := nc.Dedicate()
-	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, all: true}
+	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, queue: map[string]struct{}{}, all: true}
 	done := dc.SetOnInvalidations(t.invalidated)
 	if done == nil {
 		dc.Close()
@@ -75,6 +76,9 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 	for _, k := range keys {
 		if s, err := k.ToString(); err == nil {
 			t.dirty[keyspace.Slot(s)] = struct{}{}
+			if q := keyspace.Hashtag(s); q != "" {
+				t.queue[q] = struct{}{}
+			}
 		}
 	}
 }
@@ -82,6 +86,13 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 // Take returns the slots changed since the last Take, or all when the
 // tracker cannot vouch for any; alive is false once tracking is lost.
 func (t *Tracker) Take() (slots []uint16, all, alive bool) {
+	slots, _, all, alive = t.TakeQueues()
+	return slots, all, alive
+}
+
+// TakeQueues is Take with the queues written: every EchoMQ key of a queue
+// carries its name as the hashtag, a job row's too.
+func (t *Tracker) TakeQueues() (slots []uint16, queues []string, all, alive bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	all, alive = t.all, t.lost == nil
@@ -89,10 +100,14 @@ func (t *Tracker) Take() (slots []uint16, all, alive bool) {
 		for s := range t.dirty {
 			slots = append(slots, s)
 		}
+		for q := range t.queue {
+			queues = append(queues, q)
+		}
 	}
 	clear(t.dirty)
+	clear(t.queue)
 	t.all = !alive // a lost tracker stays all dirty
-	return slots, all, alive
+	return slots, queues, all, alive
 }
 
 // Sync makes every write its node acknowledged before the call visible to
