@@ -245,3 +245,25 @@ func TestSlowGrowthAndJitter(t *testing.T) {
 		t.Errorf("jitter between 0 and 2: %s (%+.3f/s)", tr.Direction, tr.PendingNet)
 	}
 }
+
+// Reserve makes room without changing what is held, and adding the series
+// it made room for copies no slab.
+func TestHistoryReserve(t *testing.T) {
+	h := NewHistory()
+	h.Begin(1000)
+	h.Put("a", [Metrics]int64{1, 2, 3, 4, 5})
+	h.Reserve(1001)
+	before := &h.fine[MPending][:1][0]
+	for i := 0; i < 1000; i++ {
+		h.Put(fmt.Sprintf("q-%d", i), [Metrics]int64{int64(i)})
+	}
+	if &h.fine[MPending][:1][0] != before {
+		t.Error("adding reserved series copied a slab")
+	}
+	if s, _ := h.Series("a"); len(s.Fine) != 1 || s.Fine[0].V != [Metrics]int32{1, 2, 3, 4, 5} {
+		t.Errorf("a: %+v", s.Fine)
+	}
+	if h.Len() != 1001 {
+		t.Errorf("%d series", h.Len())
+	}
+}

@@ -25,9 +25,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		byAddr[n.Addr] = len(snap.Nodes)
 		snap.Nodes = append(snap.Nodes, model.NodeStatus{Node: n})
 	}
-	// indexed like queues: no map per poll
-	fresh := make([]model.Queue, len(queues))
-	got := make([]bool, len(queues))
+	// indexed like queues, no map per poll: got[i] is 1 + queue i's place in
+	// fresh, the queues read (a change-driven poll reads a few of many)
+	var fresh []model.Queue
+	got := make([]int32, len(queues))
 	failed := make([]string, len(queues))
 	nodeNow := map[string]int64{} // the clock of each node that answered
 	for _, r := range results {
@@ -76,7 +77,8 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			}
 			for k, row := range r.rows[bi] {
 				row.q.ReadFrom = r.plan.addr
-				fresh[b.idx[k]], got[b.idx[k]] = row.q, true
+				fresh = append(fresh, row.q)
+				got[b.idx[k]] = int32(len(fresh))
 			}
 		}
 	}
@@ -95,7 +97,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
 	snap.Queues = make([]model.Queue, 0, len(queues))
 	for i, name := range queues {
-		q := fresh[i]
+		var q model.Queue
+		if got[i] > 0 {
+			q = fresh[got[i]-1]
+		}
 		slot := keyspace.QueueSlot(name)
 		owner := topo.OwnerOf(slot)
 		switch {
@@ -103,7 +108,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			// not read: nothing of it changed, and its node answered
 			q = p.carry(i, name, nodeNow[owner.Addr])
 			snap.Poll.Carried++
-		case got[i]:
+		case got[i] > 0:
 			if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
 				// a name given with --queues that has no keys: a typo, or a
 				// queue that is empty now (EchoMQ keeps no empty set)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,7 @@ type tracking struct {
 	starting bool
 	why      string // why the node is read in full
 	retryAt  time.Time
+	pause    time.Duration // how long tracking was last turned off for
 }
 
 // changes is what change-driven polling keeps between polls.
@@ -63,7 +65,7 @@ type changes struct {
 	closed   bool
 
 	need      [keyspace.SlotCount]uint8
-	needQ     map[string]struct{} // queues written to, not yet read since
+	needQ     map[string]struct{}        // queues written to, not yet read since
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
 
@@ -77,6 +79,8 @@ type changes struct {
 	read    string
 	why     map[string]int
 	sweepBy map[string]int // the sweep's scripts by node
+
+	busy, quiet map[string]int // polls in a row where most of a node's queues changed, or not
 }
 
 func (ch *changes) mark(s uint16, r uint8) {
@@ -135,9 +139,17 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		out[pi] = np
 		out[pi].batches = nil
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
+		nodeQueues, changedQueues := 0, 0
 		for _, b := range np.batches {
 			total++
+			nodeQueues += len(b.queues)
 			r, part := p.reason(b, ch.full[b.owner] != "", nowMs)
+			if r == model.ReadDirty || r == model.ReadDeadline {
+				changedQueues += len(b.queues)
+				if part != nil {
+					changedQueues += len(part) - len(b.queues)
+				}
+			}
 			if r == "" {
 				for _, i := range b.idx {
 					skip[i] = true
@@ -153,6 +165,9 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 				b = b.part(part, skip)
 			}
 			out[pi].batches = append(out[pi].batches, b)
+		}
+		if np.primary {
+			p.busyNode(np.addr, changedQueues, nodeQueues)
 		}
 	}
 	if float64(due) > mostChanged*float64(total) {
@@ -173,7 +188,14 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	case full:
 		return model.ReadFull, nil
 	case ch.need[b.slot] == needUnproven:
-		return model.ReadUnproven, nil
+		// a slot no queue held when its mark was set keeps it until a
+		// queue shows up there: that read is of new queues
+		for k, i := range b.idx {
+			if _, ok := p.prevOf(i, b.queues[k]); ok {
+				return model.ReadUnproven, nil
+			}
+		}
+		return model.ReadNew, nil
 	}
 	for k, i := range b.idx {
 		r := ""
@@ -375,6 +397,61 @@ func (p *Poller) startTracking(nc valkey.Client, addr string, tr *tracking) {
 		return
 	}
 	tr.t, tr.why = t, ""
+}
+
+// Tracking pays for itself only while most queues do not change: it
+// costs the server an invalidation a write. A node where more than half the
+// queues change at every poll for busyPolls polls in a row is read in full
+// with its tracking off, for trackingPause, doubled each time it happens
+// again (up to 16 times) until quietPolls polls in a row were not busy.
+const (
+	busyPolls  = 10
+	quietPolls = 60
+)
+
+var trackingPause = time.Minute // a variable: the tests shorten it
+
+// busyNode counts a node's busy polls and turns its tracking off when they
+// are enough.
+func (p *Poller) busyNode(addr string, changed, total int) {
+	ch := &p.ch
+	if ch.busy == nil {
+		ch.busy, ch.quiet = map[string]int{}, map[string]int{}
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	tr := ch.trackers[addr]
+	if tr == nil {
+		return
+	}
+	if total < 8 || 2*changed <= total {
+		ch.busy[addr] = 0
+		if ch.quiet[addr]++; ch.quiet[addr] >= quietPolls {
+			tr.pause = 0
+		}
+		return
+	}
+	ch.quiet[addr] = 0
+	if ch.busy[addr]++; ch.busy[addr] < busyPolls || tr.t == nil {
+		return
+	}
+	ch.busy[addr] = 0
+	go tr.t.Close()
+	tr.pause = min(max(trackingPause, 2*tr.pause), 16*trackingPause)
+	tr.t, tr.retryAt = nil, time.Now().Add(tr.pause)
+	tr.why = "most of its queues change at every poll: tracking off for " + shortDuration(tr.pause)
+}
+
+// shortDuration is d without its zero tail: 1m, 16m, 1h, 1m30s, 300ms.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // settle clears what a poll read well and marks what it could not read:

@@ -60,10 +60,13 @@ func nodeUsec(b *testing.B, cl *testcluster.Cluster, primaries int) []int64 {
 // detail. Each mode polls for EMQTOP_BENCH_SECONDS [10] after it settled.
 // Reported per mode: the poller's server time per second over the cluster
 // and on its busiest node (% of one core), the cluster processes' CPU per
-// second (the writer's included, the same in both), scripts per poll, the
+// second (the writer's included: writes-only is the writer alone, so the
+// difference is what polling costs the cluster, tracking included: its
+// invalidations are in no command's time), scripts per poll, the
 // median poll, the heap after the run; and it fails if any write was not
 // in the first poll that began after it was acknowledged.
-// EMQTOP_BENCH_QUEUES sets the sizes [10000].
+// EMQTOP_BENCH_QUEUES sets the sizes [10000], EMQTOP_BENCH_WRITTEN the
+// percent of the queues written a second [1].
 func BenchmarkChangeDriven(b *testing.B) {
 	sizes := []int{10000}
 	if v := os.Getenv("EMQTOP_BENCH_QUEUES"); v != "" {
@@ -80,32 +83,60 @@ func BenchmarkChangeDriven(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("EMQTOP_BENCH_SECONDS")); err == nil && v > 0 {
 		secs = v
 	}
+	written := 1.0
+	if v, err := strconv.ParseFloat(os.Getenv("EMQTOP_BENCH_WRITTEN"), 64); err == nil && v > 0 {
+		written = v
+	}
 	for _, n := range sizes {
 		cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
 		c := vtest.Client(b, cl)
 		names := seedQueues(b, c, n)
 		// acked[i]: enqueues into queue i acknowledged so far
 		acked := make([]atomic.Int64, n)
+		// gate: each mode starts from the same data (flushed and seeded
+		// again, the writer held), so that the sets' growth favours none
+		var gate sync.RWMutex
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { // 1% of the queues a second, evenly
+		go func() { // written% of the queues a second, evenly
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(1, 2))
-			every := time.Second / time.Duration(max(1, n/100))
+			every := time.Duration(float64(time.Second) / max(1, float64(n)*written/100))
 			next := time.Now()
 			for ctx.Err() == nil {
 				i := r.IntN(n)
+				gate.RLock()
 				if _, err := echomq.Enqueue(ctx, c, names[i], []byte("x")); err == nil {
 					acked[i].Add(1)
 				}
+				gate.RUnlock()
 				next = next.Add(every)
 				time.Sleep(time.Until(next))
 			}
 		}()
-		for _, mode := range []string{"full", "changes"} {
-			b.Run(fmt.Sprintf("queues=%d/%s", n, mode), func(b *testing.B) {
+		for mi, mode := range []string{"writes-only", "full", "changes"} {
+			if mi > 0 {
+				gate.Lock()
+				for _, nc := range c.Nodes() {
+					if err := nc.Do(ctx, nc.B().Flushall().Build()).Error(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				seedQueues(b, c, n)
+				for i := range acked {
+					acked[i].Store(0)
+				}
+				gate.Unlock()
+			}
+			b.Run(fmt.Sprintf("queues=%d/written=%g%%/%s", n, written, mode), func(b *testing.B) {
 				for b.Loop() {
+					if mode == "writes-only" { // the cluster's CPU without a poller
+						cpu0, t0 := cpuMs(b, cl), time.Now()
+						time.Sleep(time.Duration(secs) * time.Second)
+						b.ReportMetric((cpuMs(b, cl)-cpu0)/time.Since(t0).Seconds(), "cluster-cpu-ms/s")
+						continue
+					}
 					changeRun(b, cl, names, acked, mode == "full", secs)
 				}
 			})

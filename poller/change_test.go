@@ -10,6 +10,7 @@ import (
 
 	"github.com/echomq/emqtop/demo"
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -277,6 +278,87 @@ func TestBudget(t *testing.T) {
 		if tc.over != (s.Poll.MinInterval > time.Second) || (!tc.over && s.Poll.MinInterval > 250*time.Millisecond) ||
 			tc.over != stretched || s.Poll.Budget != tc.budget {
 			t.Errorf("budget %v: min interval %v, sweep every %v", tc.budget, s.Poll.MinInterval, s.Poll.SweepEvery)
+		}
+	}
+}
+
+// trackingClients is INFO clients' tracking_clients of a node.
+func trackingClients(t *testing.T, addr string) int {
+	conn, err := testcluster.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	info, err := conn.String("INFO", "clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "tracking_clients:"); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	t.Fatalf("%s: no tracking_clients in INFO clients", addr)
+	return 0
+}
+
+// Where most queues change at every poll, tracking costs the server more
+// than it saves: the node is read in full with its tracking off (the
+// server sends no invalidation), for a while; once the writes calm down,
+// tracking comes back. shortDuration words the pause.
+func TestTrackingOffWhenMostChange(t *testing.T) {
+	defer func(d time.Duration) { trackingPause = d }(trackingPause)
+	trackingPause = 500 * time.Millisecond
+	cl, c := vtest.Cluster(t, 3)
+	var names []string
+	for i := 0; i < 60; i++ {
+		names = append(names, fmt.Sprintf("busy-%d", i))
+	}
+	write := func() {
+		for _, q := range names {
+			if _, err := echomq.Enqueue(ctx, c, q, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write()
+	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour})
+	defer p.Close()
+	untilChanges(t, p)
+	var s *model.Snapshot
+	for i := 0; i < busyPolls; i++ { // every queue written before each poll
+		write()
+		s = pollOne(t, p)
+	}
+	s = pollOne(t, p)
+	for _, n := range s.Nodes {
+		if n.Tracking || !strings.Contains(n.Full, "most of its queues change at every poll: tracking off for 500ms") {
+			t.Errorf("%s: tracking %v, full %q", n.Addr, n.Tracking, n.Full)
+		}
+	}
+	for _, n := range cl.Nodes {
+		for i := 0; i < 50 && trackingClients(t, n.Addr()) != 0; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if k := trackingClients(t, n.Addr()); k != 0 {
+			t.Errorf("%s still has %d tracking clients", n.Addr(), k)
+		}
+	}
+	if q := s.Queue("busy-1"); q.Pending != int64(busyPolls+1) {
+		t.Errorf("busy-1: pending %d", q.Pending)
+	}
+	// quiet again: after the pause the nodes are tracked again
+	time.Sleep(600 * time.Millisecond)
+	if s = untilChanges(t, p); s.Poll.Scripts != 0 {
+		t.Errorf("tracking again, nothing written: %s", why(s))
+	}
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{time.Minute, "1m"}, {16 * time.Minute, "16m"}, {time.Hour, "1h"}, {90 * time.Second, "1m30s"}, {500 * time.Millisecond, "500ms"}} {
+		if got := shortDuration(c.d); got != c.want {
+			t.Errorf("shortDuration(%v) = %q", c.d, got)
 		}
 	}
 }

@@ -383,6 +383,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 // node does not answer (they would be partial).
 func (p *Poller) record(s *model.Snapshot) {
 	h, t := p.hist, p.totals
+	h.Reserve(len(s.Queues)) // the first poll of many queues: one allocation a slab
 	at := s.TakenAt.UnixMilli()
 	h.Begin(at)
 	t.Begin(at)

@@ -295,7 +295,7 @@ func commandCalls(t *testing.T, cl *testcluster.Cluster) map[string]int64 {
 // readerACL is the minimal read-only user of the README.
 var readerACL = []string{"reader", "on", ">reader-secret", "~*", "resetchannels", "-@all",
 	"+@read", "+@connection", "+cluster|shards", "+cluster|slots", "+cluster|nodes", "+cluster|info",
-	"+info", "+time", "+script|load", "+evalsha_ro", "+eval_ro"}
+	"+info", "+time", "+script|load", "+evalsha_ro", "+eval_ro", "+client|tracking", "+client|id"}
 
 func TestReadOnlyUser(t *testing.T) {
 	cl, c := vtest.Cluster(t, 3)

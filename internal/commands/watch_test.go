@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 )
 
@@ -135,5 +137,50 @@ func TestWatchEndsCleanly(t *testing.T) {
 	io.Copy(io.Discard, r)
 	if code := exitCode(cmd.Wait()); code != 0 {
 		t.Errorf("SIGTERM: exit %d", code)
+	}
+}
+
+// The README's read-only user may track (change-driven polls); one without
+// client|tracking is read in full, and each node says why.
+func TestTrackingNeedsItsACL(t *testing.T) {
+	cl, c := vtest.Cluster(t, 3)
+	echomq.Enqueue(context.Background(), c, "orders", []byte("x"))
+	untracked := append(append([]string{"untracked"}, readerACL[1:]...), "-client|tracking")
+	for _, n := range cl.Nodes {
+		conn, _ := testcluster.Dial(n.Addr())
+		for _, acl := range [][]string{readerACL, untracked} {
+			if _, err := conn.Do(append([]string{"ACL", "SETUSER"}, acl...)...); err != nil {
+				t.Fatalf("ACL SETUSER: %v", err)
+			}
+		}
+		conn.Close()
+	}
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte("reader-secret\n"), 0o600)
+	for _, user := range []string{"reader", "untracked"} {
+		w := &closingWriter{n: 8}
+		var errb strings.Builder
+		rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr(), "--user", user, "--password-file", pw}, w, &errb)
+		if rc != exitOK || len(w.lines) != 8 {
+			t.Fatalf("%s: rc %d after %d lines; stderr %q", user, rc, len(w.lines), errb.String())
+		}
+		var doc struct {
+			Read  string `json:"read"`
+			Nodes []struct {
+				Tracking bool   `json:"tracking"`
+				Full     string `json:"full"`
+			} `json:"nodes"`
+		}
+		if err := json.Unmarshal([]byte(w.lines[7]), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range doc.Nodes {
+			switch {
+			case user == "reader" && (!n.Tracking || doc.Read != "changes"):
+				t.Errorf("the README's reader is not tracked: %+v", doc)
+			case user == "untracked" && (n.Tracking || !strings.Contains(n.Full, "tracking refused (NOPERM") || doc.Read != "full"):
+				t.Errorf("a user without client|tracking: %+v", doc)
+			}
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Package load holds the load figures of emqtop: 50,000 queues and
-// 1,000,000 job rows on 3 primaries. Run:
+// 1,000,000 job rows on 3 primaries (EMQTOP_LOAD_QUEUES sets the queues).
+// Run:
 //
 //	go test ./internal/load -run x -bench Load -benchtime 1x -timeout 30m
 package load
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,10 +35,17 @@ import (
 )
 
 const (
-	queues      = 50_000
-	rowsPerQ    = 20 // 1,000,000 job rows
+	rowsPerQ    = 20 // 1,000,000 job rows at 50,000 queues
 	activeEvery = 10 // every tenth queue has 2 active jobs, one expired
 )
+
+// queues is how many the cluster is seeded with [50,000].
+var queues = func() int {
+	if n, err := strconv.Atoi(os.Getenv("EMQTOP_LOAD_QUEUES")); err == nil && n > 0 {
+		return n
+	}
+	return 50_000
+}()
 
 func seed(b *testing.B, c valkey.Client) {
 	now := float64(time.Now().UnixMilli())
@@ -148,6 +157,12 @@ func TestLoadChild(t *testing.T) {
 	}
 	var durs []time.Duration
 	var snap *model.Snapshot
+	if f := os.Getenv("EMQTOP_LOAD_CPUPROFILE"); f != "" { // where the polls' time goes
+		if w, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(w)
+			defer w.Close()
+		}
+	}
 	for i := 0; i < 7; i++ {
 		t0 := time.Now()
 		s, err := p.Poll(context.Background())
@@ -157,6 +172,7 @@ func TestLoadChild(t *testing.T) {
 		durs = append(durs, time.Since(t0))
 		snap = s
 	}
+	pprof.StopCPUProfile()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI256)
 	th, _ := theme.New(r, "dark")
@@ -171,6 +187,12 @@ func TestLoadChild(t *testing.T) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	if f := os.Getenv("EMQTOP_LOAD_HEAPPROFILE"); f != "" { // where the heap goes
+		if w, err := os.Create(f); err == nil {
+			pprof.WriteHeapProfile(w)
+			w.Close()
+		}
+	}
 	// discovery at the dashboard's pace: one poll a second, or the poll
 	// itself when it takes longer
 	paced := max(time.Duration(polls)*time.Second, busy)
