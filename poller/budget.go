@@ -40,9 +40,15 @@ type nodeCost struct {
 	scripts, sweeping int // this poll's
 }
 
-// statsDue: INFO commandstats is read with this poll's pipeline.
+// statsDue: INFO commandstats is read with this poll's pipeline: every
+// statsEvery, and every second until a script's time is measured (the
+// latency's estimate counts the round trip, many times a script's time).
 func (c *nodeCost) statsDue(now time.Time) bool {
-	return !c.statsRefused && now.Sub(c.statAt) >= statsEvery
+	every := statsEvery
+	if !c.measured {
+		every = time.Second
+	}
+	return !c.statsRefused && now.Sub(c.statAt) >= every
 }
 
 // readStats takes an INFO commandstats answer (or its refusal).

@@ -333,7 +333,7 @@ func TestTrackingOffWhenMostChange(t *testing.T) {
 	}
 	s = pollOne(t, p)
 	for _, n := range s.Nodes {
-		if n.Tracking || !strings.Contains(n.Full, "most of its queues change at every poll: tracking off for 500ms") {
+		if n.Tracking || !strings.Contains(n.Full, "tracking costs the server more than it saves here (most queues change at every poll): off for 500ms") {
 			t.Errorf("%s: tracking %v, full %q", n.Addr, n.Tracking, n.Full)
 		}
 	}
@@ -359,6 +359,51 @@ func TestTrackingOffWhenMostChange(t *testing.T) {
 	}{{time.Minute, "1m"}, {16 * time.Minute, "16m"}, {time.Hour, "1h"}, {90 * time.Second, "1m30s"}, {500 * time.Millisecond, "500ms"}} {
 		if got := shortDuration(c.d); got != c.want {
 			t.Errorf("shortDuration(%v) = %q", c.d, got)
+		}
+	}
+}
+
+// Tracking costs the server an invalidation a key written: one hot queue
+// written hundreds of times between polls, among idle ones, costs more
+// than the scripts tracking saves, and the node's tracking goes off,
+// though few of its queues change.
+func TestTrackingOffWhenItCostsMore(t *testing.T) {
+	defer func(d time.Duration) { trackingPause = d }(trackingPause)
+	trackingPause = time.Hour
+	cl, c := vtest.Cluster(t, 1)
+	var names []string
+	for i := 0; i < 40; i++ {
+		names = append(names, fmt.Sprintf("idle-%d", i))
+	}
+	fill(t, c, map[string]want{})
+	for _, q := range names {
+		if _, err := echomq.Enqueue(ctx, c, q, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour})
+	defer p.Close()
+	untilChanges(t, p)
+	var s *model.Snapshot
+	for i := 0; i <= busyPolls; i++ {
+		for k := 0; k < 1000; k++ { // 2,000 keys: far more than 39 scripts saved
+			if _, err := echomq.Enqueue(ctx, c, names[0], []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s = pollOne(t, p)
+	}
+	s = pollOne(t, p)
+	if n := s.Nodes[0]; n.Tracking || !strings.Contains(n.Full, "tracking costs the server more than it saves here") {
+		t.Fatalf("tracking %v, full %q (%s)", n.Tracking, n.Full, why(s))
+	}
+	if q := s.Queue(names[0]); q.Pending != int64(1+1000*(busyPolls+1)) {
+		t.Errorf("%s: pending %d", names[0], q.Pending)
+	}
+	if k := trackingClients(t, cl.Nodes[0].Addr()); k != 0 {
+		time.Sleep(200 * time.Millisecond)
+		if k = trackingClients(t, cl.Nodes[0].Addr()); k != 0 {
+			t.Errorf("%d tracking clients left", k)
 		}
 	}
 }

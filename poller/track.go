@@ -26,6 +26,7 @@ type Tracker struct {
 	mu    sync.Mutex
 	dirty map[uint16]struct{}
 	queue map[string]struct{} // the queues (hashtags) of the keys written
+	keys  int64               // keys invalidated since the start
 	all   bool
 	lost  error // why tracking ended; nil while it runs
 }
@@ -73,6 +74,7 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 		t.all = true
 		return
 	}
+	t.keys += int64(len(keys))
 	for _, k := range keys {
 		if s, err := k.ToString(); err == nil {
 			t.dirty[keyspace.Slot(s)] = struct{}{}
@@ -119,6 +121,14 @@ func (t *Tracker) TakeQueues() (slots []uint16, queues []string, all, alive bool
 // the caller treats it as lost.
 func (t *Tracker) Sync(ctx context.Context) error {
 	return t.dc.Do(ctx, t.dc.B().Ping().Build()).Error()
+}
+
+// Keys is how many keys the node said were written since the start: what
+// tracking costs the server is about that many invalidations.
+func (t *Tracker) Keys() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.keys
 }
 
 // Alive reports whether tracking still runs.
