@@ -251,84 +251,6 @@ func (p *Poller) Edges() []int64 {
 	return out
 }
 
-// refreshTopology reads the topology now, asking the nodes that answered
-// the last poll first, each within the per-node timeout. In a poll (inPoll)
-// the whole read is bounded by one timeout and waited for here, not in
-// valkey-go (see send): the poll must come back. The background refresher
-// may take longer, one timeout per node asked, so that a slow but
-// answering cluster still gets its new topology.
-func (p *Poller) refreshTopology(ctx context.Context, inPoll bool) {
-	down := map[string]bool{}
-	p.mu.Lock()
-	for a, st := range p.nodes {
-		if st.err != "" {
-			down[a] = true
-		}
-	}
-	p.mu.Unlock()
-	var t *model.Topology
-	var err error
-	if inPoll {
-		ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
-		defer cancel()
-		type answer struct {
-			t   *model.Topology
-			err error
-		}
-		done := make(chan answer, 1)
-		go func() {
-			t, err := readTopology(ctx, p.c, down, p.opt.Timeout)
-			done <- answer{t, err}
-		}()
-		select {
-		case a := <-done:
-			t, err = a.t, a.err
-		case <-ctx.Done():
-			err = fmt.Errorf("no node answered the topology within %v", p.opt.Timeout)
-		}
-	} else {
-		t, err = readTopology(ctx, p.c, down, p.opt.Timeout)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.topoErr = err
-	if err == nil {
-		p.topo, p.topoAt = t, time.Now()
-	}
-}
-
-// kickTopology asks the refresher for a new topology at once.
-func (p *Poller) kickTopology() {
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (p *Poller) refresher() {
-	defer p.wg.Done()
-	t := time.NewTicker(p.opt.TopologyEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-		case <-p.kick:
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			select {
-			case <-p.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		p.refreshTopology(ctx, false)
-		cancel()
-	}
-}
-
 // ErrUnreachable is returned when no node could be reached at all.
 var ErrUnreachable = errors.New("no node could be reached")
 
@@ -375,45 +297,6 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	snap.TakenAt = time.Now()
 	p.record(snap)
 	return snap, nil
-}
-
-// record puts a poll in the history and copies out what the screens need:
-// each queue's trend and sparkline, the detailed queues' whole past, the
-// totals'. A stale or failed queue is a gap, as are the totals while a
-// node does not answer (they would be partial).
-func (p *Poller) record(s *model.Snapshot) {
-	h, t := p.hist, p.totals
-	h.Reserve(len(s.Queues)) // the first poll of many queues: one allocation a slab
-	at := s.TakenAt.UnixMilli()
-	h.Begin(at)
-	t.Begin(at)
-	var tot [model.Metrics]int64
-	for i := range s.Queues {
-		q := &s.Queues[i]
-		tot[model.MPending] += q.Pending
-		tot[model.MActive] += q.Active
-		tot[model.MExpired] += q.Expired
-		tot[model.MScheduled] += q.Scheduled
-		if q.Stale || q.Err != "" {
-			continue
-		}
-		h.Put(q.Name, [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, max(0, q.OldestPendingAgeMs/1000)})
-	}
-	if up, all := s.NodesUp(); up == all && all > 0 {
-		t.Put("total", tot)
-	}
-	for i := range s.Queues {
-		q := &s.Queues[i]
-		q.Trend = h.Trend(q.Name)
-		q.Spark = h.Buckets(q.Name, model.MPending, model.SparkBuckets)
-		if q.Detail {
-			if past, ok := h.Series(q.Name); ok {
-				q.Past = &past
-			}
-		}
-	}
-	s.TotalSpark = t.Buckets("total", model.MPending, model.SparkBuckets)
-	s.TotalTrend = t.Trend("total")
 }
 
 // DiscoverAll runs discovery until every primary finished a full SCAN pass
