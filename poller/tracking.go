@@ -179,12 +179,16 @@ func (p *Poller) busyNode(addr string, changed, total, saved int) {
 	}
 	keys := tr.t.Keys()
 	written := keys - ch.keysAt[addr]
+	if written < 0 { // a new tracker counts from zero
+		written = keys
+	}
 	ch.keysAt[addr] = keys
 	costly := false
 	if us := p.state(addr).cost.usPerScript; us > 0 && written > 0 {
 		costly = float64(written*invalidationUs) > float64(saved)*us
 	}
-	if !costly && (total < 8 || 2*changed <= total) {
+	most := total >= 8 && 2*changed > total
+	if !costly && !most {
 		ch.busy[addr] = 0
 		if ch.quiet[addr]++; ch.quiet[addr] >= quietPolls {
 			tr.pause = 0
@@ -199,7 +203,10 @@ func (p *Poller) busyNode(addr string, changed, total, saved int) {
 	go tr.t.Close()
 	tr.pause = min(max(trackingPause, 2*tr.pause), 16*trackingPause)
 	tr.t, tr.retryAt = nil, time.Now().Add(tr.pause)
-	tr.why = "tracking costs the server more than it saves here (most queues change at every poll): off for " + shortDuration(tr.pause)
+	tr.why = "tracking costs more than it saves: off for " + shortDuration(tr.pause)
+	if most {
+		tr.why = "most queues change at every poll: tracking off for " + shortDuration(tr.pause)
+	}
 }
 
 // shortDuration is d without its zero tail: 1m, 16m, 1h, 1m30s, 300ms.
