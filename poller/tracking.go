@@ -184,8 +184,10 @@ func (p *Poller) busyNode(addr string, changed, total, saved int) {
 	}
 	ch.keysAt[addr] = keys
 	costly := false
-	if us := p.state(addr).cost.usPerScript; us > 0 && written > 0 {
-		costly = float64(written*invalidationUs) > float64(saved)*us
+	// only a measured script time (INFO commandstats): the latency's
+	// estimate counts the round trip, and would keep tracking on for it
+	if c := &p.state(addr).cost; c.measured && written > 0 {
+		costly = float64(written*invalidationUs) > float64(saved)*c.usPerScript
 	}
 	most := total >= 8 && 2*changed > total
 	if !costly && !most {
