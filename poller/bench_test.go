@@ -35,37 +35,29 @@ func seedQueues(b *testing.B, c valkey.Client, n int) []string {
 	return names
 }
 
+// nodeStats is a node's INFO commandstats: calls and usec by command.
+func nodeStats(b *testing.B, addr string) map[string][2]int64 {
+	conn, err := testcluster.Dial(addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	s, err := conn.String("INFO", "commandstats")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return commandStats(s)
+}
+
 // serverUsec sums, over the primaries, the server's own time spent in
 // EVALSHA_RO calls and in every command, from INFO commandstats.
 func serverUsec(b *testing.B, cl *testcluster.Cluster, primaries int) (script, all, calls int64) {
 	for _, n := range cl.Nodes[:primaries] {
-		conn, err := testcluster.Dial(n.Addr())
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := conn.String("INFO", "commandstats")
-		conn.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, line := range strings.Split(s, "\n") {
-			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-			if !ok || !strings.HasPrefix(name, "cmdstat_") {
-				continue
-			}
-			var c, u int64
-			for _, f := range strings.Split(rest, ",") {
-				if v, ok := strings.CutPrefix(f, "calls="); ok {
-					c, _ = strconv.ParseInt(v, 10, 64)
-				}
-				if v, ok := strings.CutPrefix(f, "usec="); ok {
-					u, _ = strconv.ParseInt(v, 10, 64)
-				}
-			}
-			all += u
-			if name == "cmdstat_evalsha_ro" {
-				script += u
-				calls += c
+		for name, st := range nodeStats(b, n.Addr()) {
+			all += st[1]
+			if name == "evalsha_ro" {
+				script += st[1]
+				calls += st[0]
 			}
 		}
 	}

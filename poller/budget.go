@@ -70,21 +70,30 @@ func (c *nodeCost) readStats(info string, err error, now time.Time) {
 
 // evalshaRo reads cmdstat_evalsha_ro's calls and usec.
 func evalshaRo(info string) (calls, usec int64, ok bool) {
+	st, ok := commandStats(info)["evalsha_ro"]
+	return st[0], st[1], ok
+}
+
+// commandStats reads INFO commandstats: each command's calls and usec, by
+// the name the server gives it ("evalsha_ro", "client|tracking").
+func commandStats(info string) map[string][2]int64 {
+	out := map[string][2]int64{}
 	for _, line := range strings.Split(info, "\n") {
-		rest, found := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha_ro:")
-		if !found {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
 			continue
 		}
+		var st [2]int64
 		for _, f := range strings.Split(rest, ",") {
 			if v, ok := strings.CutPrefix(f, "calls="); ok {
-				calls, _ = strconv.ParseInt(v, 10, 64)
+				st[0], _ = strconv.ParseInt(v, 10, 64)
 			} else if v, ok := strings.CutPrefix(f, "usec="); ok {
-				usec, _ = strconv.ParseInt(v, 10, 64)
+				st[1], _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
-		return calls, usec, true
+		out[name] = st
 	}
-	return 0, 0, false
+	return out
 }
 
 // account adds one poll of a node: scripts sent (sweeping of them for the

@@ -24,30 +24,10 @@ import (
 func nodeUsec(b *testing.B, cl *testcluster.Cluster, primaries int) []int64 {
 	out := make([]int64, primaries)
 	for i, n := range cl.Nodes[:primaries] {
-		conn, err := testcluster.Dial(n.Addr())
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := conn.String("INFO", "commandstats")
-		conn.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, line := range strings.Split(s, "\n") {
-			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-			switch {
-			case !ok:
-				continue
-			case name == "cmdstat_evalsha_ro", name == "cmdstat_time", name == "cmdstat_ping",
-				strings.HasPrefix(name, "cmdstat_client|"), strings.HasPrefix(name, "cmdstat_script|"):
-			default:
-				continue
-			}
-			for _, f := range strings.Split(rest, ",") {
-				if v, ok := strings.CutPrefix(f, "usec="); ok {
-					u, _ := strconv.ParseInt(v, 10, 64)
-					out[i] += u
-				}
+		for name, st := range nodeStats(b, n.Addr()) {
+			if name == "evalsha_ro" || name == "time" || name == "ping" ||
+				strings.HasPrefix(name, "client|") || strings.HasPrefix(name, "script|") {
+				out[i] += st[1]
 			}
 		}
 	}

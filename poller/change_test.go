@@ -413,3 +413,19 @@ func TestTrackingOffWhenItCostsMore(t *testing.T) {
 		}
 	}
 }
+
+// INFO commandstats, as Redis 7 and Valkey 8 word it, is read by name.
+func TestCommandStats(t *testing.T) {
+	info := "# Commandstats\r\ncmdstat_evalsha_ro:calls=7504,usec=150080,usec_per_call=20.00,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_client|tracking:calls=3,usec=12,usec_per_call=4.00,rejected_calls=0,failed_calls=0\r\n"
+	st := commandStats(info)
+	if st["evalsha_ro"] != [2]int64{7504, 150080} || st["client|tracking"] != [2]int64{3, 12} || len(st) != 2 {
+		t.Errorf("%v", st)
+	}
+	if c, u, ok := evalshaRo(info); !ok || c != 7504 || u != 150080 {
+		t.Errorf("evalsha_ro: %d %d %v", c, u, ok)
+	}
+	if _, _, ok := evalshaRo("# Commandstats\r\n"); ok {
+		t.Error("no evalsha_ro yet, read as one")
+	}
+}

@@ -212,16 +212,8 @@ func TestServeOverSSH(t *testing.T) {
 	f.idle, f.maxSessions = time.Hour, 8
 	ctx, stop := context.WithCancel(bg)
 	defer stop()
-	up := make(chan served, 1)
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
-	var addrs served
-	select {
-	case addrs = <-up:
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errb.String())
-	}
+	sv := startServe(t, ctx, f)
+	addrs, done := sv.addrs, sv.done
 	if st, err := os.Stat(f.hostKey); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("host key: %v %v", st.Mode(), err)
 	}
@@ -319,6 +311,29 @@ func (s *syncBuffer) String() string {
 
 // The cap turns the session past it away with a message; the idle
 // timeout ends a session with none, saying why.
+// running is a serve started by startServe: where it listens, its exit
+// code once it ends, what it printed.
+type running struct {
+	addrs     served
+	done      chan int
+	out, errb *syncBuffer
+}
+
+// startServe runs serveUntil until ctx ends and waits for it to listen; a
+// serve that ends first fails the test with what it said.
+func startServe(t *testing.T, ctx context.Context, f serveFlags) running {
+	t.Helper()
+	r := running{done: make(chan int, 1), out: &syncBuffer{}, errb: &syncBuffer{}}
+	up := make(chan served, 1)
+	go func() { r.done <- serveUntil(ctx, f, r.out, r.errb, func(s served) { up <- s }) }()
+	select {
+	case r.addrs = <-up:
+	case code := <-r.done:
+		t.Fatalf("serve exited %d: %s", code, r.errb.String())
+	}
+	return r
+}
+
 // defaultServeFlags are serve's flags as the command line leaves them
 // when none is given: a test sets what it needs on top of the defaults.
 func defaultServeFlags() serveFlags {
@@ -341,16 +356,8 @@ func TestServeCapAndIdle(t *testing.T) {
 	f.idle, f.maxSessions = 3*time.Second, 1
 	ctx, stop := context.WithCancel(bg)
 	defer stop()
-	up := make(chan served, 1)
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
-	var addrs served
-	select {
-	case addrs = <-up:
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errb.String())
-	}
+	sv := startServe(t, ctx, f)
+	addrs := sv.addrs
 	first, err := dialTerm(t, addrs.ssh, key, true)
 	if err != nil {
 		t.Fatal(err)
@@ -390,16 +397,8 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	f.root.interval = time.Second
 	f.metrics = "127.0.0.1:0"
 	ctx, stop := context.WithCancel(bg)
-	up := make(chan served, 1)
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() { done <- serveUntil(ctx, f, &out, &errb, func(s served) { up <- s }) }()
-	var addrs served
-	select {
-	case addrs = <-up:
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errb.String())
-	}
+	sv := startServe(t, ctx, f)
+	addrs, done, out, errb := sv.addrs, sv.done, sv.out, sv.errb
 	if addrs.ssh != "" {
 		t.Errorf("an SSH listener on %s without --ssh", addrs.ssh)
 	}
