@@ -2,12 +2,14 @@ package poller
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"time"
 
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
 )
 
 // Discovery is paced so that it never holds a server. Each SCAN is
@@ -137,4 +139,35 @@ func (p *Poller) scanRounds(ctx context.Context, nc valkey.Client, st *nodeState
 			return nil
 		}
 	}
+}
+
+// queues is the set to poll: pinned, or what discovery found.
+func (p *Poller) queues(topo *model.Topology) []string {
+	if len(p.opt.Pinned) > 0 {
+		return p.opt.Pinned
+	}
+	if p.qcache != nil && p.qcacheVer == p.qver && p.qcacheTop == topo {
+		return p.qcache
+	}
+	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
+	set := map[string]bool{}
+	for _, i := range topo.Primaries() {
+		st := p.nodes[topo.Nodes[i].Addr]
+		if st == nil {
+			continue
+		}
+		for q := range st.known {
+			set[q] = true
+		}
+		for q := range st.passSeen {
+			set[q] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for q := range set {
+		out = append(out, q)
+	}
+	sort.Strings(out)
+	p.qcache = out
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -347,37 +346,6 @@ func (p *Poller) state(addr string) *nodeState {
 		p.mu.Unlock()
 	}
 	return st
-}
-
-// queues is the set to poll: pinned, or what discovery found.
-func (p *Poller) queues(topo *model.Topology) []string {
-	if len(p.opt.Pinned) > 0 {
-		return p.opt.Pinned
-	}
-	if p.qcache != nil && p.qcacheVer == p.qver && p.qcacheTop == topo {
-		return p.qcache
-	}
-	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
-	set := map[string]bool{}
-	for _, i := range topo.Primaries() {
-		st := p.nodes[topo.Nodes[i].Addr]
-		if st == nil {
-			continue
-		}
-		for q := range st.known {
-			set[q] = true
-		}
-		for q := range st.passSeen {
-			set[q] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for q := range set {
-		out = append(out, q)
-	}
-	sort.Strings(out)
-	p.qcache = out
-	return out
 }
 
 // planKey is what a plan derives from.
