@@ -916,3 +916,26 @@ func TestSharedPollerKeys(t *testing.T) {
 		t.Errorf("> on a shared poller: %q", m.flash)
 	}
 }
+
+// A job pane's title says the rows of the queue it shows, never of the
+// queue shown before: orders' 5 pending in 4 rows, then a queue with none.
+func TestJobPaneTitleFollowsTheQueue(t *testing.T) {
+	c := session(0)
+	for _, active := range []bool{false, true} {
+		p := newJobsPane(c, active)
+		p.SetSize(80, 6) // 4 lines: a header and 3 jobs
+		c.sel = c.snap.Queue("orders")
+		q := *c.sel
+		q.Pending, q.Active = 5000, 198
+		q.PendingJobs = append(q.PendingJobs, q.PendingJobs[0], q.PendingJobs[0], q.PendingJobs[0])
+		c.sel = &q
+		if v := p.View(); !strings.Contains(v, "rows 1–3 of") {
+			t.Fatalf("active %v: a full pane of orders shows no position:\n%s", active, v)
+		}
+		empty := model.Queue{Name: "idle", Detail: true, ServerTimeMs: fixedNow.UnixMilli()}
+		c.sel = &empty
+		if v := p.View(); strings.Contains(v, "rows") || !strings.Contains(v, "idle") {
+			t.Errorf("active %v: the empty queue's pane keeps another's rows:\n%s", active, v)
+		}
+	}
+}

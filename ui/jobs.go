@@ -37,7 +37,6 @@ type jobsPane struct {
 	focused bool
 	cur     int
 	queue   string // the queue the cursor belongs to
-	pos     string // the rows shown, when not all are: set by lines
 	filter  textFilter
 }
 
@@ -130,13 +129,13 @@ func (p *jobsPane) View() string {
 	if q == nil {
 		return box(b, p.title(), nil, p.w, p.h)
 	}
-	lines := p.lines(p.w-2, p.h-2)
+	lines, pos := p.lines(p.w-2, p.h-2)
 	title := p.title() + " · " + textgate.Bounded(q.Name, 40)
 	if p.active {
 		title += ", by lease"
 	}
-	if p.pos != "" {
-		title += " · " + p.pos
+	if pos != "" {
+		title += " · " + pos
 	}
 	title += p.filterTitle()
 	return box(b, title, lines, p.w, p.h)
@@ -181,23 +180,25 @@ func (p *jobsPane) header(c jobCols) string {
 	return p.c.th.Header.Render(h)
 }
 
-// lines renders the jobs for w×rows: a header, then a job a line.
-func (p *jobsPane) lines(w, rows int) []string {
+// lines renders the jobs for w×rows: a header, then a job a line; pos
+// says which rows are shown when not all are ("" when all are, or none:
+// it belongs to this drawing, never to the queue drawn before).
+func (p *jobsPane) lines(w, rows int) (lines []string, pos string) {
 	th := p.c.th
 	q, jobs := p.jobs()
 	switch {
 	case q == nil:
-		return nil
+		return nil, ""
 	case !q.Detail:
-		return []string{th.Dim.Render(" reading this queue's jobs…")}
+		return []string{th.Dim.Render(" reading this queue's jobs…")}, ""
 	case len(jobs) == 0 && p.active:
-		return []string{th.Dim.Render(" no active jobs")}
+		return []string{th.Dim.Render(" no active jobs")}, ""
 	case len(jobs) == 0:
-		return []string{th.Dim.Render(" nothing pending")}
+		return []string{th.Dim.Render(" nothing pending")}, ""
 	}
 	now := time.UnixMilli(q.ServerTimeMs)
 	c := p.cols(w)
-	lines := []string{p.header(c)}
+	lines = []string{p.header(c)}
 	rows--
 	off := max(0, p.cur-rows+1)
 	for i := off; i < min(len(jobs), off+rows); i++ {
@@ -215,11 +216,10 @@ func (p *jobsPane) lines(w, rows int) []string {
 	if more := total - int64(shown); more > 0 && len(lines) <= rows {
 		lines = append(lines, th.Dim.Render(fmt.Sprintf(" … %s more", commas(more))))
 	}
-	p.pos = ""
 	if int64(rows) < total {
-		p.pos = position(off, shown, int(total))
+		pos = position(off, shown, int(total))
 	}
-	return lines
+	return lines, pos
 }
 
 func (p *jobsPane) jobLine(j model.Job, now time.Time, c jobCols) string {
@@ -279,14 +279,14 @@ func (t *jobTabs) View() string {
 		return box(b, tabs, nil, t.w, t.h)
 	}
 	rows := t.h - 2 - 2
-	lines := p.lines(t.w-2, rows)
+	lines, pos := p.lines(t.w-2, rows)
 	for len(lines) < rows {
 		lines = append(lines, "")
 	}
 	lines = append(lines, t.timeline.lines(t.w-2, 2)...)
 	title := tabs + " · " + textgate.Bounded(q.Name, 40)
-	if p.pos != "" {
-		title += " · " + p.pos
+	if pos != "" {
+		title += " · " + pos
 	}
 	title += p.filterTitle()
 	return box(b, title, lines, t.w, t.h)

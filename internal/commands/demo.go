@@ -109,7 +109,7 @@ func serveDemo(ctx context.Context, env *demo.Env, stdout, stderr io.Writer) int
 		return exitError
 	}
 	fmt.Fprintf(stdout, "emqtop demo --serve: the keys of %s may join, as operators\n", strings.Join(pubs, ", "))
-	var f serveFlags
+	f := newServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = strings.Join(env.Addrs, ","), 2*time.Second
 	f.root.interval, f.root.auditLog = time.Second, filepath.Join(dir, "audit.log")
 	f.ssh, f.operators, f.hostKey = "127.0.0.1:0", ops, filepath.Join(dir, "host_key")

@@ -49,6 +49,18 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxSessions, "max-sessions", 32, "the most sessions served at once")
 }
 
+// newServeFlags are serve's flags as the command line leaves them when
+// none is given: every path that builds serve's flags (the demo, the
+// tests) starts from here, so a flag added later has its default there.
+func newServeFlags() serveFlags {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	_ = fs.Parse(nil)
+	return f
+}
+
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -202,7 +201,7 @@ func TestServeOverSSH(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "readers"), []byte("# readers\n"+readerLine), 0o600)
 	os.WriteFile(filepath.Join(dir, "operators"), []byte(operatorLine), 0o600)
 	audit := filepath.Join(dir, "audit.log")
-	f := defaultServeFlags()
+	f := newServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = 250 * time.Millisecond
 	f.root.auditLog = audit
@@ -334,22 +333,12 @@ func startServe(t *testing.T, ctx context.Context, f serveFlags) running {
 	return r
 }
 
-// defaultServeFlags are serve's flags as the command line leaves them
-// when none is given: a test sets what it needs on top of the defaults.
-func defaultServeFlags() serveFlags {
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	f.register(fs)
-	_ = fs.Parse(nil)
-	return f
-}
-
 func TestServeCapAndIdle(t *testing.T) {
 	cl, _ := vtest.Cluster(t, 1)
 	dir := t.TempDir()
 	key, line := sshKey(t, "carol")
 	os.WriteFile(filepath.Join(dir, "readers"), []byte(line), 0o600)
-	f := defaultServeFlags()
+	f := newServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = time.Second
 	f.ssh, f.readers, f.hostKey = "127.0.0.1:0", filepath.Join(dir, "readers"), filepath.Join(dir, "host_key")
@@ -392,7 +381,7 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	if _, err := echomq.Enqueue(bg, c, "orders", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	f := defaultServeFlags()
+	f := newServeFlags()
 	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
 	f.root.interval = time.Second
 	f.metrics = "127.0.0.1:0"
