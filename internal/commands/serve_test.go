@@ -5,12 +5,15 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,5 +414,78 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	stop()
 	if code := <-done; code != 0 || !strings.Contains(out.String(), "stopped") {
 		t.Errorf("exit %d: %s", code, out.String())
+	}
+}
+
+// SIGTERM ends every session as q does: each operator's terminal gets its
+// main screen, its mouse and its cursor back, then the reason. (Three
+// sessions: the shutdown once quit them one by one under the lock their
+// own frames take, and all but one were cut off with their terminal left
+// in the dashboard's modes.)
+func TestShutdownRestoresEveryTerminal(t *testing.T) {
+	cl, c := vtest.Cluster(t, 1)
+	// dashboards busy drawing when the signal comes: the programs' own
+	// signal handlers then raced serve's quit (and lost the terminal)
+	seed := vtest.NewSeeder(t, c)
+	for i := 0; i < 3000; i++ {
+		seed.Job(fmt.Sprintf("busy-%04d", i), keyspace.TypePending, float64(i))
+	}
+	seed.Flush()
+	dir := t.TempDir()
+	key, line := sshKey(t, "dave")
+	os.WriteFile(filepath.Join(dir, "operators"), []byte(line), 0o600)
+	f := newServeFlags()
+	f.root.conn.addr, f.root.conn.timeout = cl.Nodes[0].Addr(), 2*time.Second
+	f.ssh, f.operators, f.hostKey = "127.0.0.1:0", filepath.Join(dir, "operators"), filepath.Join(dir, "host_key")
+	f.root.auditLog, f.root.interval = filepath.Join(dir, "audit.log"), 250*time.Millisecond
+	// a real SIGTERM to this process, as serve gets it: the test catches
+	// it first (so the process lives), and ends serve on it as runServe does
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	ctx, stop := context.WithCancel(bg)
+	defer stop()
+	go func() {
+		select {
+		case <-sig:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	sv := startServe(t, ctx, f)
+	var terms []*term
+	for i := 0; i < 3; i++ {
+		tm, err := dialTerm(t, sv.addrs.ssh, key, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm.waitFor(t, "LIVE")
+		terms = append(terms, tm)
+	}
+	for _, tm := range terms {
+		tm.waitFor(t, "3 sessions")
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-sv.done:
+		if code != 0 {
+			t.Errorf("serve ended %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not end after SIGTERM")
+	}
+	for i, tm := range terms {
+		tm.waitFor(t, "emqtop serve is shutting down: session ended")
+		tm.mu.Lock()
+		raw := tm.out.String()
+		tm.mu.Unlock()
+		last := strings.LastIndex(raw, "\x1b[?1049h") // the last time it entered the dashboard's screen
+		for _, seq := range []struct{ name, s string }{{"main screen", "\x1b[?1049l"}, {"cursor shown", "\x1b[?25h"}, {"mouse off", "\x1b[?1002l"}} {
+			if !strings.Contains(raw[max(0, last):], seq.s) {
+				t.Errorf("session %d: not restored (%s) after SIGTERM; it ends %q", i, seq.name, tail(raw, 300))
+			}
+		}
 	}
 }

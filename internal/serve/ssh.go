@@ -203,7 +203,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		opt.Actions = acts
 	}
 	m := ui.New(src, th, opt)
-	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	// WithoutSignalHandler: the process's signals are serve's, which ends
+	// every session through Shutdown. A program that catches SIGTERM
+	// itself sends a QuitMsg its ended loop never takes, and its shutdown
+	// then waits on that handler for good: the operator's terminal was
+	// never restored.
+	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler(),
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 			switch msg.(type) {
 			case tea.KeyMsg, tea.MouseMsg:
@@ -255,16 +260,27 @@ func envOf(sess ssh.Session) func(string) string {
 
 // Shutdown ends every session with a message, stops accepting, and
 // closes within ctx.
+//
+// Each dashboard is quit as q quits it, so it restores its operator's
+// terminal (the main screen, the mouse, the cursor) and says why it
+// ended. The programs are told outside the lock and each on its own: a
+// program busy drawing (its View may ask Sessions, which takes the lock)
+// or writing to a client that does not read must neither hold up the
+// others nor the shutdown, which ctx bounds.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.down.Store(true)
 	s.mu.Lock()
+	progs := make([]*tea.Program, 0, len(s.live))
 	for _, lv := range s.live {
 		lv.reason.Store("emqtop serve is shutting down: session ended")
 		if lv.prog != nil {
-			lv.prog.Quit()
+			progs = append(progs, lv.prog)
 		}
 	}
 	s.mu.Unlock()
+	for _, p := range progs {
+		go p.Quit()
+	}
 	if err := s.srv.Shutdown(ctx); err != nil {
 		return s.srv.Close()
 	}
