@@ -42,7 +42,12 @@ type Queue struct {
 	// deadlines at or before now+Edges[0], bucket i is (Edges[i-1], Edges[i]],
 	// the last bucket is after the last edge.
 	Hist []int64
-	Err  string // this queue failed (a key of the wrong type, say); its counts are 0
+	Err  string // this queue failed (a key of the wrong type, say); its counts are 0, not figures
+	// Unread is set when the poll got no reading of the queue at all: its
+	// script was refused or failed (NOPERM, a timeout, an unreadable
+	// reply) or no node covers its slot; Err says why. A queue whose
+	// reading was refused by its data (a key of the wrong type) is not.
+	Unread bool
 	// Stale is set when the queue's node did not answer this poll and the
 	// figures are from an earlier one.
 	Stale bool

@@ -116,10 +116,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			}
 		case owner == nil:
 			q = p.stale(i, name)
-			q.Err = fmt.Sprintf("slot %d is not covered by any node", slot)
+			q.Err, q.Unread = fmt.Sprintf("slot %d is not covered by any node", slot), true
 		case failed[i] != "":
 			q = p.stale(i, name)
-			q.Err = failed[i]
+			q.Err, q.Unread = failed[i], true
 		default: // its node did not answer, or it was found this poll
 			q = p.stale(i, name)
 		}

@@ -18,7 +18,7 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 	rows := make([]queueRow, len(b.queues))
 	fail := func(msg string) []queueRow {
 		for i, q := range b.queues {
-			rows[i] = queueRow{q: model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, OldestPendingAgeMs: -1}, failed: true}
+			rows[i] = queueRow{q: model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, Unread: true, OldestPendingAgeMs: -1}, failed: true}
 		}
 		return rows
 	}

@@ -229,13 +229,7 @@ func ordinal(n int64) string {
 }
 
 // commas writes n with thousands separators.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func commas(n int64) string { return model.Commas(n) }
 
 // fieldsLine counts the row's other fields, which the body lists.
 func (d *detailView) fieldsLine() string {

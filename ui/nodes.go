@@ -81,7 +81,7 @@ func (p *nodesPane) View() string {
 			th.Dim.Render(trendShort(s.TotalTrend))))
 	}
 	if s.ForeignCount > 0 {
-		lines = append(lines, th.Warn.Render(fmt.Sprintf("%d foreign keys (EchoMQ-like, outside the grammar)", s.ForeignCount)))
+		lines = append(lines, th.Warn.Render(model.Count(int64(s.ForeignCount), "foreign key", "foreign keys")+" (EchoMQ-like, outside the grammar)"))
 	}
 	for _, note := range s.Notes {
 		lines = append(lines, th.Dim.Render(textgate.Text(note)))

@@ -179,10 +179,21 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 			fmt.Fprintf(stderr, "emqtop: node %s: %s\n", textgate.Text(n.Addr), textgate.Text(n.Err))
 		}
 	}
+	unread, first := 0, ""
+	for _, q := range snap.Queues {
+		if q.Unread {
+			if unread++; first == "" {
+				first = textgate.Text(q.Name) + ": " + textgate.Text(q.Err)
+			}
+		}
+	}
+	if unread > 0 {
+		fmt.Fprintf(stderr, "emqtop: %s could not be read (%s)\n", model.Count(int64(unread), "queue", "queues"), first)
+	}
 	switch {
 	case up == 0:
 		return exitError
-	case up < total:
+	case up < total || unread > 0:
 		return exitPartial
 	}
 	return exitOK
@@ -195,8 +206,8 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	if version == "" {
 		version = "unset"
 	}
-	fmt.Fprintf(w, "%s · %d/%d primaries · %d queues · %d pending · %d active · %d expired · fence %s · server time %s\n",
-		textgate.Text(s.Target), up, total, len(s.Queues), p, a, e, textgate.Text(version),
+	fmt.Fprintf(w, "%s · %d/%d primaries · %s · %s pending · %s active · %s expired · protocol %s · server time %s\n",
+		textgate.Text(s.Target), up, total, model.Count(int64(len(s.Queues)), "queue", "queues"), model.Commas(p), model.Commas(a), model.Commas(e), textgate.Text(version),
 		time.UnixMilli(s.ServerTimeMs).UTC().Format("2006-01-02 15:04:05.000Z"))
 	fmt.Fprintln(w)
 	nodes := table{left: map[int]bool{0: true, 1: true, 8: true}}
@@ -223,7 +234,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	}
 	queues.write(w)
 	if s.ForeignCount > 0 {
-		fmt.Fprintf(w, "\n%d foreign keys (look like EchoMQ's, break its grammar):\n", s.ForeignCount)
+		fmt.Fprintf(w, "\n%s (look like EchoMQ's, break its grammar):\n", model.Count(int64(s.ForeignCount), "foreign key", "foreign keys"))
 		for _, f := range s.ForeignKeys[:min(10, len(s.ForeignKeys))] {
 			fmt.Fprintf(w, "  %s  %s\n", textgate.Bounded(f.Key, 80), textgate.Bounded(f.Reason, 120))
 		}
