@@ -230,6 +230,9 @@ func TestReplicasOnOlderServers(t *testing.T) {
 	}
 	defer c.Close()
 	fill(t, vtest.Client(t, cl), map[string]want{"orders": {pending: 2}, "fills": {pending: 1}})
+	if err := cl.WaitReplicated(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
 	p, _ := pollAll(t, c, Options{Replicas: true, Dial: cfg.Dialer()})
 	s, err := p.Poll(ctx)
 	if err != nil {

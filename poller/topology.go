@@ -260,18 +260,33 @@ func readShards(ctx context.Context, c valkey.Client) ([]model.Node, error) {
 				port = num(f["tls-port"])
 			}
 			n.Addr = net.JoinHostPort(host, strconv.FormatInt(port, 10))
-			switch {
-			case str(f["role"]) == "master" && n.Health == "fail" && len(ranges) == 0:
-				n.Role = model.RoleFailed
-			case str(f["role"]) == "master":
-				n.Role, n.Slots, primaryID = model.RolePrimary, ranges, n.ID
-			default:
-				n.Role = model.RoleReplica
+			n.Role = model.RoleReplica
+			if str(f["role"]) == "master" {
+				n.Role = model.RolePrimary
 			}
 			if n.Health == "" {
 				n.Health = "online"
 			}
 			shardNodes = append(shardNodes, n)
+		}
+		// The shard's primary owns its slots. After a failover Valkey lists
+		// the dead primary in the shard still, role master, health fail,
+		// beside the replica that took over: it is failed, not a primary,
+		// for as long as it stays dead. A failed master is the primary
+		// only while no other master of the shard is up (no failover yet).
+		live := false
+		for _, n := range shardNodes {
+			live = live || (n.Role == model.RolePrimary && n.Health != "fail")
+		}
+		for i := range shardNodes {
+			n := &shardNodes[i]
+			switch {
+			case n.Role != model.RolePrimary:
+			case n.Health == "fail" && (live || len(ranges) == 0):
+				n.Role = model.RoleFailed
+			case primaryID == "":
+				n.Slots, primaryID = ranges, n.ID
+			} // a second master up in one shard (a moment in a failover): no slots of its own
 		}
 		for i := range shardNodes {
 			if shardNodes[i].Role == model.RoleReplica {

@@ -188,6 +188,9 @@ func (c *Cluster) config(port, tlsPort int) string {
 			"cluster-config-file "+filepath.Join(c.dir, fmt.Sprintf("nodes-%d.conf", port)),
 			"cluster-node-timeout "+strconv.FormatInt(timeout.Milliseconds(), 10),
 			"cluster-require-full-coverage no",
+			// a replica's offset reaches the others by gossip only once it
+			// is above 0; CLUSTER SHARDS calls it loading until then
+			"repl-ping-replica-period 1",
 		)
 	}
 	if t := c.opts.TLS; t != nil {

@@ -116,6 +116,48 @@ func (c *Cluster) healthy() error {
 		if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
 			return fmt.Errorf("%s: replica link not up", n.Addr())
 		}
+		if err := c.replicasOnline(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replicasOnline: every running replica is online in n's CLUSTER SHARDS,
+// where n answers it. Valkey calls a replica loading there until n learns
+// by gossip that its replication offset is above 0, and clients (emqtop's
+// --replicas among them) read from no replica until then.
+func (c *Cluster) replicasOnline(n *Node) error {
+	v, err := do(n.Addr(), "CLUSTER", "SHARDS")
+	if err != nil {
+		return nil // Redis 6 and the like: nothing to agree on
+	}
+	running := map[string]bool{}
+	for _, m := range c.Nodes {
+		running[m.ID] = m.Running()
+	}
+	shards, _ := v.([]any)
+	for _, sh := range shards {
+		nodes, _ := field(sh, "nodes").([]any)
+		for _, nd := range nodes {
+			id, _ := field(nd, "id").(string)
+			role, _ := field(nd, "role").(string)
+			health, _ := field(nd, "health").(string)
+			if role == "replica" && running[id] && health != "online" {
+				return fmt.Errorf("%s sees replica %.8s %s", n.Addr(), id, health)
+			}
+		}
+	}
+	return nil
+}
+
+// field reads a RESP2 map (a flat array of names and values).
+func field(m any, name string) any {
+	a, _ := m.([]any)
+	for i := 0; i+1 < len(a); i += 2 {
+		if k, _ := a[i].(string); k == name {
+			return a[i+1]
+		}
 	}
 	return nil
 }
@@ -257,4 +299,49 @@ func (c *Cluster) MoveSlots(from, to, lo, hi int) error {
 		}
 	}
 	return nil
+}
+
+// WaitReplicated waits until every running replica has applied every
+// write its primary had applied when it was called (replication is
+// asynchronous: a replica read right after a write may not have it yet).
+func (c *Cluster) WaitReplicated(within time.Duration) error {
+	want := map[int]int64{}
+	for i, n := range c.Nodes[:c.opts.Primaries] {
+		if n.Running() {
+			off, err := replOffset(n.Addr(), "master_repl_offset")
+			if err != nil {
+				return err
+			}
+			want[i] = off
+		}
+	}
+	return c.waitFor(within, "every replica caught up with its primary", func() error {
+		for _, n := range c.Nodes[c.opts.Primaries:] {
+			w, ok := want[n.Primary]
+			if !ok || !n.Running() {
+				continue
+			}
+			got, err := replOffset(n.Addr(), "slave_repl_offset")
+			if err != nil {
+				return err
+			}
+			if got < w {
+				return fmt.Errorf("%s at offset %d of %d", n.Addr(), got, w)
+			}
+		}
+		return nil
+	})
+}
+
+func replOffset(addr, name string) (int64, error) {
+	info, err := doString(addr, "INFO", "replication")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s: no %s in INFO replication", addr, name)
 }
