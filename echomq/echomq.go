@@ -44,14 +44,26 @@ var (
 // FenceError says what the attempts counter was when the fence refused.
 type FenceError struct {
 	Queue, ID string
-	Want, Got int64 // the token given and the one the job has now (-1: none)
+	Want, Got int64 // the token given and the one the job has now (-1: none, or not a number)
+	// GotRaw is the attempts field as the row holds it: "" when the row
+	// has none, else the text (a number, or what is there instead).
+	GotRaw string
+}
+
+// Reason says why the fence refused, in the one wording the audit log,
+// the commands and the dashboard all use.
+func (e *FenceError) Reason() string {
+	switch {
+	case e.GotRaw == "":
+		return fmt.Sprintf("the job row has no attempts field, so no token matches it (%d given)", e.Want)
+	case e.Got < 0:
+		return fmt.Sprintf("its attempts field holds %s, not a number, so no token matches it (%d given)", strconv.QuoteToGraphic(e.GotRaw), e.Want)
+	}
+	return fmt.Sprintf("its attempts are %d, not %d: claimed again since, or the value given is not the one shown", e.Got, e.Want)
 }
 
 func (e *FenceError) Error() string {
-	if e.Got < 0 {
-		return fmt.Sprintf("%s/%s: fenced: the job row has no attempts (token %d)", e.Queue, e.ID, e.Want)
-	}
-	return fmt.Sprintf("%s/%s: fenced: attempts is now %d, not %d (a worker claimed it again)", e.Queue, e.ID, e.Got, e.Want)
+	return fmt.Sprintf("%s/%s: fenced: %s", keyspace.Quote(e.Queue), e.ID, e.Reason())
 }
 
 // Is makes errors.Is(err, ErrFenced) hold.
@@ -184,7 +196,7 @@ func fenced(ctx context.Context, c valkey.Client, op string, s *valkey.Lua, queu
 		if err != nil {
 			got = -1
 		}
-		return fmt.Errorf("%s: %w", op, &FenceError{Queue: queue, ID: id, Want: attempts, Got: got})
+		return fmt.Errorf("%s: %w", op, &FenceError{Queue: queue, ID: id, Want: attempts, Got: got, GotRaw: arr[1]})
 	}
 	return fmt.Errorf("%s %s: unexpected reply %q", op, keyspace.Quote(queue), arr)
 }

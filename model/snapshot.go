@@ -10,11 +10,21 @@ type Job struct {
 	// active job, its lease deadline in ms on the server clock.
 	Score    int64
 	Attempts int64 // the fencing token; meaningful when AttemptsOK
-	// AttemptsOK is false when the row is missing or its attempts field is
-	// not an integer; AttemptsRaw then says what was there.
+	// AttemptsOK is false when the attempts cannot be read: AttemptsWhy
+	// then says why in words, and AttemptsRaw holds the field's text when
+	// there was one (not an integer).
 	AttemptsOK  bool
 	AttemptsRaw string
+	AttemptsWhy string
 }
+
+// Why the attempts of a job could not be read.
+const (
+	AttemptsInvalidID = "invalid id: no row read"
+	AttemptsMissing   = "no attempts field"
+	AttemptsWrongType = "the job row is not a hash"
+	AttemptsNotNumber = "not an integer"
+)
 
 // Queue is one queue as a snapshot saw it.
 type Queue struct {

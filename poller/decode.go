@@ -74,10 +74,18 @@ func decodeJobs(m valkey.ValkeyMessage) []model.Job {
 	out := make([]model.Job, 0, len(f)/3)
 	for i := 0; i+2 < len(f); i += 3 {
 		j := model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil, Score: score(f[i+1])}
-		if a, err := strconv.ParseInt(f[i+2], 10, 64); err == nil && j.Valid {
+		// the script's sentinels ('!…') are words here, never shown as they are
+		switch a, err := strconv.ParseInt(f[i+2], 10, 64); {
+		case !j.Valid || f[i+2] == "!invalid-id":
+			j.AttemptsWhy = model.AttemptsInvalidID
+		case f[i+2] == "!missing":
+			j.AttemptsWhy = model.AttemptsMissing
+		case f[i+2] == "!wrongtype":
+			j.AttemptsWhy = model.AttemptsWrongType
+		case err != nil:
+			j.AttemptsRaw, j.AttemptsWhy = f[i+2], model.AttemptsNotNumber
+		default:
 			j.Attempts, j.AttemptsOK = a, true
-		} else {
-			j.AttemptsRaw = f[i+2]
 		}
 		out = append(out, j)
 	}

@@ -308,7 +308,11 @@ func (d *detailView) attempts() string {
 		return claims(n) + th.Dim.Render(" (the fence)")
 	}
 	if !d.job.AttemptsOK {
-		return th.Invalid.Render("unreadable: " + textgate.Bounded(d.job.AttemptsRaw, 40))
+		why := d.job.AttemptsWhy
+		if d.job.AttemptsRaw != "" {
+			why += ": " + textgate.Bounded(d.job.AttemptsRaw, 40)
+		}
+		return th.Invalid.Render("unreadable: " + why)
 	}
 	return claims(d.job.Attempts)
 }

@@ -96,7 +96,7 @@ func fixture(extra int) *model.Snapshot {
 		ActiveJobs: []model.Job{
 			{ID: stuckID, Valid: true, Score: now - 30000, Attempts: 2, AttemptsOK: true},
 			{ID: stuck2ID, Valid: true, Score: now - 5000, Attempts: 1, AttemptsOK: true},
-			{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsRaw: "!invalid-id"},
+			{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsWhy: model.AttemptsInvalidID},
 			{ID: liveID, Valid: true, Score: now + 598000, Attempts: 1, AttemptsOK: true},
 		}}
 	s.Queues = append(s.Queues, orders,

@@ -230,15 +230,11 @@ func (p *jobsPane) jobLine(j model.Job, now time.Time, c jobCols) string {
 	}
 	att := ""
 	if c.att > 0 {
-		a := fmt.Sprint(j.Attempts)
+		a := fitLeft(fmt.Sprint(j.Attempts), c.att)
 		if !j.AttemptsOK {
-			a = "?"
-			if j.AttemptsRaw != "" && j.Valid {
-				a = textgate.Bounded(strings.TrimPrefix(j.AttemptsRaw, "!"), 6)
-			}
-			a = th.Invalid.Render(fitLeft(a, c.att))
+			a = th.Invalid.Render(fitLeft(attemptsCell(j), c.att)) // cut once, by fitLeft
 		}
-		att = "  " + fitLeft(a, c.att)
+		att = "  " + a
 	}
 	if !p.active {
 		return " " + id + "  " + fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), c.when) + att
@@ -299,4 +295,18 @@ func (p *jobsPane) filterTitle() string {
 	}
 	_, jobs := p.jobs()
 	return fmt.Sprintf(" · filter /%s: %d of the jobs read", textgate.Bounded(p.filter.Value(), 30), len(jobs))
+}
+
+// attemptsCell says in a word or two why a job's attempts cannot be read
+// (the detail says it whole): none, no hash, or the field's text.
+func attemptsCell(j model.Job) string {
+	switch j.AttemptsWhy {
+	case model.AttemptsMissing:
+		return "none"
+	case model.AttemptsWrongType:
+		return "no hash"
+	case model.AttemptsNotNumber:
+		return textgate.Text(j.AttemptsRaw)
+	}
+	return "?"
 }

@@ -158,7 +158,7 @@ func outcome(err error) (string, error) {
 	case timedOut(err):
 		return "unknown", fmt.Errorf("%w (%v)", errUnknown, err)
 	case errors.As(err, &fe):
-		return "fenced", &ui.Refused{Reason: fmt.Sprintf("its attempts are %d, not %d: claimed again since, or the value given is not the one shown", fe.Got, fe.Want)}
+		return "fenced", &ui.Refused{Reason: fe.Reason()}
 	case errors.Is(err, echomq.ErrNotActive):
 		return "not-active", &ui.Refused{Reason: "it is no longer active (acked, requeued or drained since)"}
 	case errors.Is(err, poller.ErrReadOnly):

@@ -233,6 +233,30 @@ func TestRequeueCommand(t *testing.T) {
 		!strings.Contains(errs, "its attempts are 1, not 7: claimed again since, or the value given is not the one shown") {
 		t.Errorf("fenced: rc %d %q", rc, errs)
 	}
+	// an attempts field that is no number, or none at all: one reason, the
+	// true one, on stderr and in the audit line alike
+	row, _ := keyspace.JobKey(q, long.ID)
+	for _, tc := range []struct {
+		set  func() error
+		want string
+	}{
+		{func() error {
+			return c.Do(bg, c.B().Hset().Key(row).FieldValue().FieldValue("attempts", "three").Build()).Error()
+		},
+			`its attempts field holds "three", not a number, so no token matches it (3 given)`},
+		{func() error { return c.Do(bg, c.B().Hdel().Key(row).Field("attempts").Build()).Error() },
+			"the job row has no attempts field, so no token matches it (3 given)"},
+	} {
+		if err := tc.set(); err != nil {
+			t.Fatal(err)
+		}
+		rc, _, errs := run("requeue", "--queue", q, "--job", long.ID, "--attempts", "3")
+		lines := auditLines(t, audit)
+		if last := lines[len(lines)-1]; rc != 3 || !strings.Contains(errs, tc.want) || !strings.Contains(last.Error, tc.want) {
+			t.Errorf("rc %d, stderr %q, audit %q; want both to say %q", rc, errs, last.Error, tc.want)
+		}
+	}
+	c.Do(bg, c.B().Hset().Key(row).FieldValue().FieldValue("attempts", "1").Build())
 	// a queue with no keys is refused by name, never "0 done"
 	for _, args := range [][]string{{"requeue", "--queue", "nosuchqueue", "--expired"}, {"drain", "--queue", "nosuchqueue", "--yes"},
 		{"requeue", "--queue", "nosuchqueue", "--job", long.ID, "--attempts", "1"}} {
@@ -260,7 +284,7 @@ func TestRequeueCommand(t *testing.T) {
 	for _, l := range lines {
 		outcomes = append(outcomes, l.Outcome)
 	}
-	if strings.Join(outcomes, ",") != "done,fenced,not-active,done,read-only" {
+	if strings.Join(outcomes, ",") != "done,fenced,fenced,fenced,not-active,done,read-only" {
 		t.Errorf("audit outcomes %v", outcomes)
 	}
 	st, _ := os.Stat(audit)

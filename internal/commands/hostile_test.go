@@ -129,7 +129,8 @@ func TestHostileCorpus(t *testing.T) {
 		t.Fatalf("--once --json: rc %d %s", rc, errb.String())
 	}
 	noRaw(t, "--once --json", out.String())
-	if !strings.Contains(out.String(), `"attempts_unreadable": "NaN"`) || !strings.Contains(out.String(), `"valid": false`) {
+	if !strings.Contains(out.String(), `"attempts_unreadable": "not an integer"`) || !strings.Contains(out.String(), `"attempts_raw": "NaN"`) ||
+		!strings.Contains(out.String(), `"valid": false`) {
 		t.Error("JSON does not flag the unreadable attempts and the invalid ids")
 	}
 

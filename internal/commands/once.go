@@ -74,7 +74,8 @@ type jsonJob struct {
 	Valid      bool   `json:"valid"`
 	Score      int64  `json:"score"`
 	Attempts   *int64 `json:"attempts,omitempty"`
-	Unreadable string `json:"attempts_unreadable,omitempty"`
+	Unreadable string `json:"attempts_unreadable,omitempty"` // why, in words: no attempts field, not an integer, …
+	Raw        string `json:"attempts_raw,omitempty"`        // the field's text when it is not an integer
 }
 
 type jsonForeign struct {
@@ -117,7 +118,7 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 				pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score})
 			}
 			for _, j := range q.ActiveJobs {
-				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score, Unreadable: j.AttemptsRaw}
+				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score, Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
 				if j.AttemptsOK {
 					a := j.Attempts
 					jj.Attempts = &a
