@@ -293,7 +293,7 @@ func TestQueueStatusInWords(t *testing.T) {
 		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true, Trend: grow}, "node down · stuck: 3 expired leases"},
 		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Trend: grow}, "stuck: 3 expired leases"},
 		{model.Queue{Expired: 1}, "stuck: 1 expired lease"},
-		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000, Trend: grow}, "stalled: oldest waits 6m00s, none active"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000, Trend: grow}, "stalled: oldest waits 6m, none active"},
 		{model.Queue{Pending: 5, Active: 1, OldestPendingAgeMs: 360_000, Trend: grow}, "growing +1.5/s net"},
 		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, "node down · figures from its last answer"},
 		{model.Queue{Err: "WRONGTYPE emq:{x}:active"}, "error: WRONGTYPE"},
@@ -485,11 +485,11 @@ func TestQueuesAreRemembered(t *testing.T) {
 		t.Errorf("gamma, gone, is not remembered idle:\n%s", v)
 	}
 	now = now.Add(4 * time.Minute)
-	if v = m.View(); !strings.Contains(v, "idle 4m00s, since 12:01:30Z") {
+	if v = m.View(); !strings.Contains(v, "idle 4m, since 12:01:30Z") {
 		t.Errorf("the idle time does not move on:\n%s", v)
 	}
 	v = press(m, "i").View()
-	if strings.Contains(v, "gamma") || strings.Contains(v, "beta") || !strings.Contains(v, "1 queues (+2 idle hidden)") ||
+	if strings.Contains(v, "gamma") || strings.Contains(v, "beta") || !strings.Contains(v, "1 queue (+2 idle hidden)") ||
 		!strings.Contains(v, "idle queues hidden (2): i shows them") {
 		t.Errorf("i does not hide the idle queues at once:\n%s", v)
 	}
@@ -937,5 +937,40 @@ func TestJobPaneTitleFollowsTheQueue(t *testing.T) {
 		if v := p.View(); strings.Contains(v, "rows") || !strings.Contains(v, "idle") {
 			t.Errorf("active %v: the empty queue's pane keeps another's rows:\n%s", active, v)
 		}
+	}
+}
+
+// + and - climb a fixed ladder: every step can be undone, 1s is reached
+// again from 1m (it once went 30s, 15s, 7.5s … 937.5ms), and a duration is
+// written one way everywhere.
+func TestIntervalLadderAndDurationWords(t *testing.T) {
+	d := time.Second
+	var up []string
+	for i := 0; i < 8; i++ {
+		d = intervalStep(d, +1)
+		up = append(up, ago(d))
+	}
+	if got := strings.Join(up, " "); got != "2s 5s 10s 30s 1m 1m 1m 1m" {
+		t.Errorf("up from 1s: %s", got)
+	}
+	var down []string
+	for i := 0; i < 8; i++ {
+		d = intervalStep(d, -1)
+		down = append(down, ago(d))
+	}
+	if got := strings.Join(down, " "); got != "30s 10s 5s 2s 1s 500ms 250ms 250ms" {
+		t.Errorf("down from 1m: %s", got)
+	}
+	if intervalStep(3*time.Second, +1) != 5*time.Second || intervalStep(3*time.Second, -1) != 2*time.Second {
+		t.Error("an interval off the ladder goes to the next rung")
+	}
+	for d, want := range map[time.Duration]string{time.Minute: "1m", 61 * time.Second: "1m01s", 7500 * time.Millisecond: "7s",
+		time.Hour: "1h", 50*time.Minute + time.Second: "50m01s", 250 * time.Millisecond: "250ms", 3*time.Hour + 2*time.Minute: "3h02m"} {
+		if got := ago(d); got != want {
+			t.Errorf("ago(%v) = %q, want %q", d, got, want)
+		}
+	}
+	if every(2500*time.Millisecond) != "2.5s" || every(time.Minute) != "1m" {
+		t.Errorf("every: %q %q", every(2500*time.Millisecond), every(time.Minute))
 	}
 }

@@ -191,7 +191,7 @@ func (p *nodesPane) readMode(common string) []string {
 		if primaries == 0 {
 			return nil
 		}
-		return []string{th.Dim.Render(fmt.Sprintf("reads changes · sweep %s%s", span(s.Poll.SweepEvery), budget))}
+		return []string{th.Dim.Render(fmt.Sprintf("reads changes · sweep %s%s", every(s.Poll.SweepEvery), budget))}
 	}
 	var out []string
 	for _, why := range order {

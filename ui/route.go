@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -105,9 +106,9 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 		m.paused = !m.paused
 		return m.pollNow()
 	case key.Matches(msg, k.Faster):
-		return m.setInterval(m.interval / 2)
+		return m.setInterval(intervalStep(m.interval, -1))
 	case key.Matches(msg, k.Slower):
-		return m.setInterval(m.interval * 2)
+		return m.setInterval(intervalStep(m.interval, +1))
 	case key.Matches(msg, k.Narrow):
 		m.fitWindow = false // the operator's choice from now on
 		return m.setWindow(m.window/2, "")
@@ -149,10 +150,10 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 // one is dropped) and says so.
 func (m *Model) setInterval(d time.Duration) tea.Cmd {
 	if m.opt.Shared {
-		return m.say(fmt.Sprintf("the server polls every %s for every session: + and - change nothing here", span(m.interval)), false)
+		return m.say(fmt.Sprintf("the server polls every %s for every session: + and - change nothing here", every(m.interval)), false)
 	}
-	m.interval = max(250*time.Millisecond, min(d, time.Minute))
-	m.say(fmt.Sprintf("polling every %s (+ more often, - less often; 250ms to 1m)", span(m.interval)), false)
+	m.interval = d
+	m.say(fmt.Sprintf("polling every %s (+ more often, - less often: %s)", every(m.interval), ladderWords()), false)
 	if m.paused || m.inFlight {
 		return nil // the next poll's answer arms the new interval
 	}
@@ -171,7 +172,7 @@ func (m *Model) setWindow(d time.Duration, why string) tea.Cmd {
 	if m.opt.Shared {
 		why += "; the server reads the widest span its sessions ask"
 	}
-	m.say(fmt.Sprintf("lease timeline now±%s (%s)", span(m.window), why), false)
+	m.say(fmt.Sprintf("lease timeline now±%s (%s)", ago(m.window), why), false)
 	return m.pollOnce()
 }
 
@@ -351,4 +352,37 @@ func (m *Model) jobPane() *jobsPane {
 		return m.active
 	}
 	return nil
+}
+
+// intervals is the ladder + and - climb: a fixed set, so every step can be
+// undone and 1s is always reached again.
+var intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
+	5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute}
+
+// intervalStep is the rung next to d, up (+1: less often) or down (-1);
+// an interval off the ladder (--interval 3s) goes to the next rung that
+// way; the ends stay where they are.
+func intervalStep(d time.Duration, dir int) time.Duration {
+	if dir > 0 {
+		for _, r := range intervals {
+			if r > d {
+				return r
+			}
+		}
+		return max(d, intervals[len(intervals)-1])
+	}
+	for i := len(intervals) - 1; i >= 0; i-- {
+		if intervals[i] < d {
+			return intervals[i]
+		}
+	}
+	return min(d, intervals[0])
+}
+
+func ladderWords() string {
+	w := make([]string, len(intervals))
+	for i, r := range intervals {
+		w[i] = every(r)
+	}
+	return strings.Join(w, ", ")
 }

@@ -63,7 +63,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 			ns = th.Bad.Render(ns)
 		}
 		add(ns, 1)
-		qs := fmt.Sprintf("%s queues", human(int64(len(s.Queues))))
+		qs := human(int64(len(s.Queues))) + " queue" + plural(int64(len(s.Queues)))
 		switch idle, hidden := m.c.mem.counts(); {
 		case hidden > 0:
 			qs += fmt.Sprintf(" (+%s idle hidden)", human(int64(hidden)))
@@ -89,7 +89,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 		add(as, 1)
 		if e := m.pollEvery(); e > m.interval {
 			// the self-load budget slowed the polls: say so where it is seen
-			add(th.Warn.Render(fmt.Sprintf("budget: polling every %v, not %v", e, m.interval)), 1)
+			add(th.Warn.Render(fmt.Sprintf("budget: polling every %s, not %s", every(e), every(m.interval))), 1)
 		}
 		if !inNodes {
 			for i, f := range m.facts() {
@@ -169,9 +169,9 @@ func (m *Model) facts() []string {
 // that it did and from what.
 func (m *Model) everyFact() string {
 	if e := m.pollEvery(); e > m.interval {
-		return fmt.Sprintf("every %v (budget %s a node; asked %v)", e, pct(m.c.snap.Poll.Budget), m.interval)
+		return fmt.Sprintf("every %s (budget %s a node; asked %s)", every(e), pct(m.c.snap.Poll.Budget), every(m.interval))
 	}
-	return fmt.Sprintf("every %v", m.interval)
+	return "every " + every(m.interval)
 }
 
 // pct words a share of a core: 2%, 0.4%, 0.05%.

@@ -122,8 +122,8 @@ func (t *timeline) axis(bw, zero int, win time.Duration, before, after int64) st
 			}
 		}
 	}
-	put(0, "−"+span(win))
-	right := "+" + span(win)
+	put(0, "−"+ago(win))
+	right := "+" + ago(win)
 	put(bw-len([]rune(right)), right)
 	put(zero, "▲now")
 	if zero+4 > bw { // no room after the marker: the word before it
@@ -145,26 +145,13 @@ func (t *timeline) beyond(w int, win time.Duration, before, after int64) string 
 	th := t.c.th
 	var parts []string
 	if before > 0 {
-		parts = append(parts, th.Warn.Render(fmt.Sprintf("«%s ran out more than %s ago (stuck longer)", human(before), span(win))))
+		parts = append(parts, th.Warn.Render(fmt.Sprintf("«%s ran out more than %s ago (stuck longer)", human(before), ago(win))))
 	}
 	if after > 0 {
-		parts = append(parts, fmt.Sprintf("%s» end more than %s from now", human(after), span(win)))
+		parts = append(parts, fmt.Sprintf("%s» end more than %s from now", human(after), ago(win)))
 	}
 	if len(parts) == 0 {
-		return th.Dim.Render(fmt.Sprintf(" every lease ends within now±%s", span(win)))
+		return th.Dim.Render(fmt.Sprintf(" every lease ends within now±%s", ago(win)))
 	}
 	return " " + strings.Join(parts, th.Dim.Render(" · "))
-}
-
-// span words a window: 30s, 2m, 1h, 1m30s.
-func span(d time.Duration) string {
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	case d%time.Second == 0:
-		return fmt.Sprintf("%ds", d/time.Second)
-	}
-	return d.String()
 }

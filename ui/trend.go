@@ -143,7 +143,13 @@ func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
 			}
 		}
 	}
-	rel := func(_ int, v float64) string { return "−" + ago(now.Sub(time.Unix(int64(v), 0)).Round(time.Second)) }
+	// the labels are round: to the second over a minute, to the minute
+	// over an hour (never −50m01s)
+	unit := time.Second
+	if p.span() > 10*time.Minute {
+		unit = time.Minute
+	}
+	rel := func(_ int, v float64) string { return "−" + ago(now.Sub(time.Unix(int64(v), 0)).Round(unit)) }
 	h-- // the legend's row
 	c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
 		tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(now.Add(-p.span()), now), tslc.WithYRange(0, peak*1.1),
