@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -160,6 +161,18 @@ func TestTrendOnSyntheticSeries(t *testing.T) {
 	feed(h, &at, 400, func(i int) (int64, bool) { return max(0, 1000-5*int64(i)), true })
 	if tr := h.Trend("q"); tr.EmptyIn != 0 {
 		t.Errorf("an empty queue still has an ETA: %v", tr.EmptyIn)
+	}
+	// five minutes of drain, then a last minute that rises: the words say
+	// the rise, with no drain estimate beside it
+	h, at = NewHistory(), start
+	feed(h, &at, 360, func(i int) (int64, bool) {
+		if i < 270 {
+			return 2000 - 5*int64(i), true
+		}
+		return 650 + 2*int64(i-270), true
+	})
+	if tr := h.Trend("q"); tr.PendingNet <= 0 || tr.EmptyIn != 0 || strings.Contains(tr.Words(), "empty in") {
+		t.Errorf("a rising last minute after a drain: %q (net %.2f, empty in %v)", tr.Words(), tr.PendingNet, tr.EmptyIn)
 	}
 	// too little past: no direction
 	h, at = NewHistory(), start

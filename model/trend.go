@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -60,7 +61,9 @@ func (h *History) Trend(name string) Trend {
 	now := h.fine[MPending][id*FineN+h.fineHead]
 	if rate, over, ok := h.longRate(id); ok && now != Gap {
 		t.RateOver = over
-		if rate < 0 && now > 0 {
+		// no drain estimate while the last minute rises: "pending +0.1/s
+		// net · empty in ~15s" contradicts itself
+		if rate < 0 && now > 0 && !(t.NetOK && t.PendingNet > 0) {
 			t.EmptyIn = time.Duration(float64(now) / -rate * float64(time.Second))
 		}
 	}
@@ -170,17 +173,21 @@ func (h *History) longRate(id int) (float64, time.Duration, bool) {
 	return r, time.Duration(h.nowMs-first) * time.Millisecond, true
 }
 
-// Words says a trend in plain words: "growing +2.1/s net", "empty in ~4m
-// at the last 5m's rate".
-func (t Trend) Words() string {
+// Words says a trend in plain words: "growing, pending +2.1/s net · empty
+// in ~4m at the last 5m's rate".
+func (t Trend) Words() string { return strings.Join(t.Clauses(), " · ") }
+
+// Clauses are Words' parts, for a pane that puts them on lines of their
+// own where one line is too narrow.
+func (t Trend) Clauses() []string {
 	if !t.NetOK {
-		return "trend: not enough past yet"
+		return []string{"trend: not enough past yet"}
 	}
-	s := fmt.Sprintf("%s, pending %+.1f/s net", t.Direction, t.PendingNet)
+	out := []string{fmt.Sprintf("%s, pending %+.1f/s net", t.Direction, t.PendingNet)}
 	if t.EmptyIn > 0 {
-		s += fmt.Sprintf(" · empty in ~%s at the last %s's rate", roundDur(t.EmptyIn), roundDur(t.RateOver))
+		out = append(out, fmt.Sprintf("empty in ~%s at the last %s's rate", Ago(roundDur(t.EmptyIn)), Ago(roundDur(t.RateOver))))
 	}
-	return s
+	return out
 }
 
 func roundDur(d time.Duration) time.Duration {

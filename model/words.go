@@ -1,6 +1,10 @@
 package model
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Count says n of a thing in words, the noun agreeing with the number and
 // the number grouped by thousands: "1 queue", "5,000 queues".
@@ -18,4 +22,38 @@ func Commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Ago words a duration compactly, the one way emqtop writes one: 250ms,
+// 42s, 1m, 9m05s, 3h, 3h02m, 4d. Units that are zero at the end are left
+// out (1m, never 1m0s or 1m00s); an age is cut to its whole seconds.
+func Ago(d time.Duration) string { return durationWords(d, false) }
+
+// Every words a setting (an interval, a sweep) the same way, keeping a
+// tenth of a second under 10s: a budget's 2.5s is not 2s.
+func Every(d time.Duration) string { return durationWords(d, true) }
+
+func durationWords(d time.Duration, tenths bool) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case tenths && d < 10*time.Second && d%time.Second != 0:
+		return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		if s := int(d.Seconds()) % 60; s != 0 {
+			return fmt.Sprintf("%dm%02ds", int(d.Minutes()), s)
+		}
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		if m := int(d.Minutes()) % 60; m != 0 {
+			return fmt.Sprintf("%dh%02dm", int(d.Hours()), m)
+		}
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

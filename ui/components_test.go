@@ -974,3 +974,24 @@ func TestIntervalLadderAndDurationWords(t *testing.T) {
 		t.Errorf("every: %q %q", every(2500*time.Millisecond), every(time.Minute))
 	}
 }
+
+// The trend pane's words are never cut: where one line is too narrow each
+// clause takes a line of its own.
+func TestTrendWordsWhole(t *testing.T) {
+	c := session(0)
+	q := *c.sel
+	q.Trend = model.Trend{NetOK: true, Direction: model.Shrinking, PendingNet: -0.4, EmptyIn: 95 * time.Second,
+		RateOver: 5 * time.Minute, SinceExpiredZero: 10 * time.Minute}
+	c.sel = &q
+	for _, w := range []int{40, 60, 100} {
+		p := &trendPane{c: c}
+		p.SetSize(w, 12)
+		v := ansi.Strip(p.View())
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(v, "│", " ")), " ")
+		for _, want := range []string{"shrinking, pending -0.4/s net", "empty in ~1m40s at the last 5m's rate", "expired for 10m"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("width %d: %q cut or missing:\n%s", w, want, v)
+			}
+		}
+	}
+}

@@ -2,7 +2,7 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
+	"github.com/echomq/emqtop/model"
 	"strings"
 	"time"
 
@@ -103,39 +103,11 @@ func abs(n int64) int64 {
 	return n
 }
 
-// ago words a duration compactly, the one way the dashboard writes one:
-// 250ms, 42s, 1m, 9m05s, 3h, 3h02m, 4d. Units that are zero at the end are
-// left out (1m, never 1m0s or 1m00s); an age is cut to its whole seconds.
-func ago(d time.Duration) string { return words(d, false) }
+// ago words an age, every a setting: model.Ago and model.Every, the one
+// way durations are written (1m, 9m05s, 2.5s).
+func ago(d time.Duration) string { return model.Ago(d) }
 
-// every words a setting (an interval, a sweep) the same way, keeping a
-// tenth of a second under 10s: a budget's 2.5s is not 2s.
-func every(d time.Duration) string { return words(d, true) }
-
-func words(d time.Duration, tenths bool) string {
-	if d < 0 {
-		d = -d
-	}
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case tenths && d < 10*time.Second && d%time.Second != 0:
-		return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		if s := int(d.Seconds()) % 60; s != 0 {
-			return fmt.Sprintf("%dm%02ds", int(d.Minutes()), s)
-		}
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		if m := int(d.Minutes()) % 60; m != 0 {
-			return fmt.Sprintf("%dh%02dm", int(d.Hours()), m)
-		}
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
+func every(d time.Duration) string { return model.Every(d) }
 
 // shortAddr is a node's address for the screen, through the gate (a node
 // announces whatever address its operator set), without the host that

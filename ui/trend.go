@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
@@ -71,26 +72,50 @@ func (p *trendPane) draw() string {
 		return box(th.Border, title, []string{th.Dim.Render(" gathering its past: a figure a poll…")}, p.w, p.h)
 	}
 	in, rows := p.w-2, p.h-2
-	pend, act := p.points(q.Past)
-	var lines []string
-	if th.Glyphs {
-		lines = p.ascii(pend, act, in, rows-1)
-	} else {
-		lines = p.chart(pend, act, in, rows-1)
-	}
-	for len(lines) < rows-1 {
-		lines = append(lines, "")
-	}
-	words := q.Trend.Words()
+	clauses := q.Trend.Clauses()
 	if q.Trend.SinceExpiredZero > 0 {
 		at := ""
 		if q.Trend.AtLeast {
 			at = "at least "
 		}
-		words += fmt.Sprintf(" · expired for %s%s", at, ago(q.Trend.SinceExpiredZero))
+		clauses = append(clauses, fmt.Sprintf("expired for %s%s", at, ago(q.Trend.SinceExpiredZero)))
 	}
-	lines = append(lines[:rows-1], th.Dim.Render(" "+words))
+	words := wrapClauses(clauses, in-1, max(1, rows/3))
+	chartRows := rows - len(words)
+	pend, act := p.points(q.Past)
+	var lines []string
+	if th.Glyphs {
+		lines = p.ascii(pend, act, in, chartRows)
+	} else {
+		lines = p.chart(pend, act, in, chartRows)
+	}
+	for len(lines) < chartRows {
+		lines = append(lines, "")
+	}
+	lines = lines[:chartRows]
+	for _, w := range words {
+		lines = append(lines, th.Dim.Render(" "+w))
+	}
 	return box(th.Border, title, lines, p.w, p.h)
+}
+
+// wrapClauses puts clauses on lines of w cells, joined by " · " while
+// they fit, a new line where they do not, so a figure is never cut (a
+// clause wider than w alone is left for the box to cut); at most max
+// lines, the last clauses dropped past them.
+func wrapClauses(clauses []string, w, most int) []string {
+	var out []string
+	for _, c := range clauses {
+		if n := len(out); n > 0 && ansi.StringWidth(out[n-1])+3+ansi.StringWidth(c) <= w {
+			out[n-1] += " · " + c
+			continue
+		}
+		if len(out) == most {
+			break
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // points are pending's and active's points over the span, split into runs
