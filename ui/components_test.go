@@ -3,13 +3,17 @@ package ui
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/echomq/emqtop/theme"
+	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/model"
 )
@@ -991,6 +995,41 @@ func TestTrendWordsWhole(t *testing.T) {
 		for _, want := range []string{"shrinking, pending -0.4/s net", "empty in ~1m40s at the last 5m's rate", "expired for 10m"} {
 			if !strings.Contains(flat, want) {
 				t.Errorf("width %d: %q cut or missing:\n%s", w, want, v)
+			}
+		}
+	}
+}
+
+// The nodes pane never cuts a figure or a node's name: a column that does
+// not fit is dropped whole (at 100 columns it read EXPIRE…, 13… and 2…;
+// with no colour "[1] :226…"). A replica's health passes the gate before
+// its style, never after ("replica \x1b[38;5;40mok").
+func TestNodesPaneDropsColumnsWhole(t *testing.T) {
+	for _, name := range []string{"dark", "mono"} {
+		c := session(0)
+		c.th = asciiTheme(name)
+		if name == "dark" { // in colour: the styles are what the gate once escaped
+			r := lipgloss.NewRenderer(io.Discard)
+			r.SetColorProfile(termenv.ANSI256)
+			c.th, _ = theme.New(r, "dark")
+		}
+		for w := 30; w <= 90; w += 4 {
+			for _, shares := range []bool{false, true} {
+				p := &nodesPane{c: c, shares: shares, title: "cluster x"}
+				p.SetSize(w, 14)
+				v := p.View()
+				if strings.Contains(v, `\x1b`) {
+					t.Fatalf("%s %d: an escaped style:\n%s", name, w, v)
+				}
+				plain := strings.Split(ansi.Strip(v), "\n")
+				for _, l := range plain[1:4] {
+					if strings.Contains(l, "…") {
+						t.Errorf("%s width %d shares %v: a cut in %q", name, w, shares, l)
+					}
+				}
+				if !strings.Contains(plain[1], "EXPIRED") || !strings.Contains(plain[1], "JOBS") {
+					t.Errorf("%s width %d: the columns that never go went: %q", name, w, plain[1])
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
@@ -21,7 +22,19 @@ type nodesPane struct {
 	title  string
 	facts  []string
 	shares bool // the spread: each node's share of the cluster, not its counts
-	rtt    bool // the round trip column fits
+	// the columns that fit this width, and the node names' width: set by
+	// columns at each drawing
+	cols  []nodeCol
+	nameW int
+}
+
+// nodeCol is a column of a primary's row: a number is never cut, so a
+// column that does not fit is dropped whole, the least wanted first.
+type nodeCol struct {
+	head string
+	w    int
+	drop int // the order columns go in when narrow: 1 first; 0 never
+	cell func(n model.NodeStatus) string
 }
 
 func (p *nodesPane) SetSize(w, h int)          { p.w, p.h = w, h }
@@ -38,13 +51,10 @@ func (p *nodesPane) View() string {
 	common := commonHost(s)
 	in := p.w - 2
 	sp := spreadOf(s)
-	p.rtt = in >= 55 // the round trip is the first column to go when narrow
-	head := fmt.Sprintf("%-9s%6s %7s %7s %8s %6s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED", "LOAD")
-	if p.rtt {
-		head += fmt.Sprintf(" %6s", "RTT")
-	}
-	if p.shares {
-		head = fmt.Sprintf("%-9s%6s %7s %7s %8s", "NODE", "SLOTS", "QUEUES", "JOBS", "EXPIRED")
+	p.cols = p.columns(in, common, sp)
+	head := fit("NODE", p.nameW)
+	for _, c := range p.cols {
+		head += " " + fitLeft(c.head, c.w)
 	}
 	lines := []string{th.Header.Render(head)}
 	var notes []string
@@ -58,13 +68,15 @@ func (p *nodesPane) View() string {
 		}
 		for _, ri := range s.Topology.ReplicasOf(n.ID) {
 			rn := s.Nodes[ri]
-			st := rn.Health
+			// the server's words pass the gate first, then take a style:
+			// styled first, the gate escaped the style ("\x1b[38;5;40mok")
+			st := textgate.Text(rn.Health)
 			if rn.Err != "" {
 				st = th.Bad.Render("down: " + downWords(rn.Err))
-			} else if st == "online" {
+			} else if rn.Health == "online" {
 				st = th.Good.Render("ok")
 			}
-			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), textgate.Text(st)))
+			lines = append(lines, fmt.Sprintf("  └ %-7s replica %s", shortAddr(rn.Addr, common), st))
 		}
 	}
 	for _, n := range s.Nodes {
@@ -120,35 +132,9 @@ func (p *nodesPane) primary(i int, n model.NodeStatus, common string, sp spread)
 		return fmt.Sprintf("%s %-6s %s", th.Bad.Render("✗"), shortAddr(n.Addr, common), th.Bad.Render(st)) +
 			th.Dim.Render(" · "+textgate.Text(n.Err))
 	}
-	name := fit(dot+" "+shortAddr(n.Addr, common), 9)
-	exp := fmt.Sprintf("%8s", human(n.Expired))
-	var line string
-	if p.shares {
-		pc := func(x, of int64) string {
-			if of <= 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%.0f%%", 100*float64(x)/float64(of))
-		}
-		exp = fmt.Sprintf("%8s", pc(n.Expired, sp.expired))
-		line = name + fmt.Sprintf("%6s %7s %7s ", pc(int64(n.SlotCount()), sp.slots), pc(int64(n.Queues), sp.queues),
-			pc(n.Pending+n.Active, sp.jobs))
-	} else {
-		line = name + fmt.Sprintf("%6d %7s %7s ", n.SlotCount(), human(int64(n.Queues)), human(n.Pending+n.Active))
-	}
-	if n.Expired > 0 {
-		exp = th.Warn.Render(exp)
-	}
-	line += exp
-	if !p.shares {
-		load := fmt.Sprintf(" %6s", pct(n.Load))
-		if b := p.c.snap.Poll.Budget; b > 0 && n.Load > b {
-			load = th.Warn.Render(load)
-		}
-		line += load
-		if p.rtt {
-			line += th.Dim.Render(fmt.Sprintf(" %6s", n.Latency.Round(100*time.Microsecond)))
-		}
+	line := fit(dot+" "+shortAddr(n.Addr, common), p.nameW)
+	for _, c := range p.cols {
+		line += " " + c.cell(n)
 	}
 	if sp.heavy(i) {
 		line += th.Warn.Render(" ⚠")
@@ -303,4 +289,118 @@ func trendShort(t model.Trend) string {
 		return "trend: gathering"
 	}
 	return fmt.Sprintf("%s %+.1f/s net", t.Direction, t.PendingNet)
+}
+
+// columns are the primary rows' columns that fit in w cells beside the
+// node names (whole: "[1] :22611" with no colour) and the marks.
+func (p *nodesPane) columns(w int, common string, sp spread) []nodeCol {
+	th, s := p.c.th, p.c.snap
+	marks := 0
+	p.nameW = 4
+	for i, n := range s.Nodes {
+		if n.Role != model.RolePrimary {
+			continue
+		}
+		dot := 1
+		if th.Glyphs {
+			dot = len(fmt.Sprintf("[%d]", i+1))
+		}
+		p.nameW = max(p.nameW, dot+1+ansi.StringWidth(shortAddr(n.Addr, common)))
+		m := 0
+		if sp.heavy(i) {
+			m += 2
+		}
+		if len(n.Migrating) > 0 {
+			m += 2 + len(fmt.Sprint(len(n.Migrating)))
+		}
+		marks = max(marks, m)
+	}
+	num := func(w int, v func(model.NodeStatus) int64, warn func(model.NodeStatus) bool) func(model.NodeStatus) string {
+		return func(n model.NodeStatus) string {
+			c := fitLeft(human(v(n)), w)
+			if warn != nil && warn(n) {
+				c = th.Warn.Render(c)
+			}
+			return c
+		}
+	}
+	share := func(w int, v func(model.NodeStatus) int64, of int64, warn func(model.NodeStatus) bool) func(model.NodeStatus) string {
+		return func(n model.NodeStatus) string {
+			c := "–"
+			if of > 0 {
+				c = fmt.Sprintf("%.0f%%", 100*float64(v(n))/float64(of))
+			}
+			c = fitLeft(c, w)
+			if warn != nil && warn(n) {
+				c = th.Warn.Render(c)
+			}
+			return c
+		}
+	}
+	slots := func(n model.NodeStatus) int64 { return int64(n.SlotCount()) }
+	queues := func(n model.NodeStatus) int64 { return int64(n.Queues) }
+	jobs := func(n model.NodeStatus) int64 { return n.Pending + n.Active }
+	expired := func(n model.NodeStatus) int64 { return n.Expired }
+	hasExpired := func(n model.NodeStatus) bool { return n.Expired > 0 }
+	var cols []nodeCol
+	if p.shares {
+		cols = []nodeCol{
+			{"SLOTS", 5, 2, share(5, slots, sp.slots, nil)},
+			{"QUEUES", 6, 1, share(6, queues, sp.queues, nil)},
+			{"JOBS", 5, 0, share(5, jobs, sp.jobs, nil)},
+			{"EXPIRED", 7, 0, share(7, expired, sp.expired, hasExpired)},
+		}
+	} else {
+		budget := s.Poll.Budget
+		cols = []nodeCol{
+			{"SLOTS", 5, 3, func(n model.NodeStatus) string { return fitLeft(fmt.Sprint(n.SlotCount()), 5) }},
+			{"QUEUES", 6, 4, num(6, queues, nil)},
+			{"JOBS", 6, 0, num(6, jobs, nil)},
+			{"EXPIRED", 7, 0, num(7, expired, hasExpired)},
+			{"LOAD", 6, 2, func(n model.NodeStatus) string {
+				c := fitLeft(pct(n.Load), 6)
+				if budget > 0 && n.Load > budget {
+					c = th.Warn.Render(c)
+				}
+				return c
+			}},
+			{"RTT", 6, 1, func(n model.NodeStatus) string {
+				return th.Dim.Render(fitLeft(roundTrip(n.Latency), 6))
+			}},
+		}
+	}
+	width := func() int {
+		t := p.nameW + marks
+		for _, c := range cols {
+			t += 1 + c.w
+		}
+		return t
+	}
+	for next := 1; width() > w; next++ {
+		kept := cols[:0:0]
+		dropped := false
+		for _, c := range cols {
+			if c.drop == next {
+				dropped = true
+				continue
+			}
+			kept = append(kept, c)
+		}
+		cols = kept
+		if !dropped && next > len(cols)+6 {
+			break // only the columns that never go are left
+		}
+	}
+	return cols
+}
+
+// roundTrip words a round trip: 400µs, 1.2ms, 35ms, 2s.
+func roundTrip(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Round(10*time.Microsecond).Microseconds())
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1fms", float64(d.Round(100*time.Microsecond))/1e6)
+	}
+	return every(d.Round(time.Millisecond))
 }
