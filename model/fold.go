@@ -160,6 +160,21 @@ var sortNames = [...]string{"expired", "pending", "active", "oldest", "growth", 
 
 func (k SortKey) String() string { return sortNames[k] }
 
+// Order says in words which way a sort by k runs: "most first" for the
+// counts, "A→Z" for names, "low→high" for slots; reversed, the other way.
+func (k SortKey) Order(reverse bool) string {
+	w := [...][2]string{
+		SortExpired: {"most first", "fewest first"}, SortPending: {"most first", "fewest first"},
+		SortActive: {"most first", "fewest first"}, SortOldest: {"oldest first", "youngest first"},
+		SortGrowth: {"fastest growth first", "fastest shrink first"}, SortName: {"A→Z", "Z→A"},
+		SortSlot: {"low→high", "high→low"}, SortNode: {"A→Z", "Z→A"},
+	}[k]
+	if reverse {
+		return w[1]
+	}
+	return w[0]
+}
+
 // Next is the next column.
 func (k SortKey) Next() SortKey { return (k + 1) % sortKeys }
 

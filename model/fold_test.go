@@ -201,3 +201,26 @@ func TestViewMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// The sort's direction in words, the same sense for every column: the
+// arrow once meant largest first for counts but A→Z for names.
+func TestSortOrderWords(t *testing.T) {
+	for _, tc := range []struct {
+		k       SortKey
+		rev     bool
+		want    string
+		firstOf func(a, b Queue) bool
+	}{
+		{SortExpired, false, "most first", nil}, {SortExpired, true, "fewest first", nil},
+		{SortName, false, "A→Z", nil}, {SortSlot, false, "low→high", nil}, {SortSlot, true, "high→low", nil},
+	} {
+		if got := tc.k.Order(tc.rev); got != tc.want {
+			t.Errorf("%s reversed %v: %q, want %q", tc.k, tc.rev, got, tc.want)
+		}
+	}
+	for k := SortKey(0); k < sortKeys; k++ {
+		if k.Order(false) == "" || k.Order(false) == k.Order(true) {
+			t.Errorf("%s has no words for its order", k)
+		}
+	}
+}

@@ -542,7 +542,7 @@ func TestSmallScreenHelpZoomAndPosition(t *testing.T) {
 	}
 	before := strings.Count(m.View(), "bulk-")
 	v := press(m, "z").View()
-	if n := strings.Count(v, "bulk-"); n <= before+5 || !strings.Contains(v, "Queues 36 · sort expired ▾ · rows 1–") ||
+	if n := strings.Count(v, "bulk-"); n <= before+5 || !strings.Contains(v, "Queues 36 · sort expired, most first · rows 1–") ||
 		strings.Contains(v, "Slots 0–16383") {
 		t.Errorf("z did not give the queue list the screen (%d rows of bulk, were %d):\n%s", n, before, v)
 	}
@@ -1030,6 +1030,22 @@ func TestNodesPaneDropsColumnsWhole(t *testing.T) {
 				if !strings.Contains(plain[1], "EXPIRED") || !strings.Contains(plain[1], "JOBS") {
 					t.Errorf("%s width %d: the columns that never go went: %q", name, w, plain[1])
 				}
+			}
+		}
+	}
+}
+
+// The help wraps at spaces only: a flag is never split at its hyphens
+// ("--" on one line, "window" on the next).
+func TestHelpWrapsAtSpaces(t *testing.T) {
+	text := "Without --window the span fits the leases seen; see also --read-only and tenant-154."
+	for w := 8; w <= 40; w++ {
+		for _, l := range wrapWords(text, w) {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("width %d: %q is wider", w, l)
+			}
+			if w >= 12 && (strings.HasSuffix(l, "-") || strings.HasPrefix(l, "window") || strings.HasPrefix(l, "only")) {
+				t.Errorf("width %d: a word split at its hyphen: %q", w, l)
 			}
 		}
 	}

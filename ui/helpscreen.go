@@ -160,8 +160,34 @@ func keyColumns(s *helpScreen, cols [][]key.Binding, w int) []string {
 // wrapDim wraps a note to the width, dim, indented.
 func wrapDim(s *helpScreen, text string, w int) []string {
 	var out []string
-	for _, l := range strings.Split(ansi.Wrap(text, max(20, w-4), ""), "\n") {
+	for _, l := range wrapWords(text, max(20, w-4)) {
 		out = append(out, "  "+s.c.th.Dim.Render(l))
+	}
+	return out
+}
+
+// wrapWords breaks text at spaces only, so a flag (--window) or a name with
+// a hyphen stays whole; a word wider than w alone is cut by Hardwrap.
+func wrapWords(text string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+		for ansi.StringWidth(line) > w {
+			parts := strings.SplitN(ansi.Hardwrap(line, w, false), "\n", 2)
+			out, line = append(out, parts[0]), parts[1]
+		}
+	}
+	if line != "" {
+		out = append(out, line)
 	}
 	return out
 }

@@ -170,9 +170,19 @@ func (l *queueList) View() string {
 	in := l.w - 2
 	common := commonHost(l.c.snap)
 	cols := l.columns(in)
-	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", cols.nameW, "NAME", "SLOT", "NODE", "PENDING", "ACTIVE", "EXPIRED", "OLDEST")
+	// the sorted column's header is marked, as htop and btop do; the
+	// title says which way it runs in words
+	h := func(name string, k model.SortKey) string {
+		if l.sortKey != k {
+			return name
+		}
+		return map[bool]string{false: "▾", true: "▴"}[l.reverse] + name
+	}
+	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", cols.nameW, h("NAME", model.SortName), h("SLOT", model.SortSlot),
+		h("NODE", model.SortNode), h("PENDING", model.SortPending), h("ACTIVE", model.SortActive), h("EXPIRED", model.SortExpired),
+		h("OLDEST", model.SortOldest))
 	if cols.trend {
-		header += fmt.Sprintf("  %-*s", model.SparkBuckets+1, "TREND 1m")
+		header += fmt.Sprintf("  %-*s", model.SparkBuckets+1, h("TREND 1m", model.SortGrowth))
 	}
 	if cols.status {
 		header += "  STATUS"
@@ -188,7 +198,7 @@ func (l *queueList) View() string {
 		}
 		lines = append(lines, th.Dim.Render("  "+msg))
 	}
-	title := fmt.Sprintf("Queues %d · sort %s %s", len(l.view), l.sortKey, map[bool]string{false: "▾", true: "▴"}[l.reverse])
+	title := fmt.Sprintf("Queues %d · sort %s, %s", len(l.view), l.sortKey, l.sortKey.Order(l.reverse))
 	if rows := l.rows(); len(l.view) > rows {
 		title += " · " + position(l.offset, min(len(l.view), l.offset+rows), len(l.view))
 	}

@@ -297,6 +297,7 @@ func (m *Model) openDialog(a actionState) tea.Cmd {
 	d, cmd := newDialog(m.c, m.opt.Actions, m.actSeq, a)
 	d.SetSize(m.width, m.height)
 	m.dialog = d
+	m.flash = "" // the footer is the dialog's now: no word left from before it
 	m.applyFocus()
 	return cmd
 }

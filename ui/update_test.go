@@ -567,3 +567,17 @@ func TestRequeueFromDetail(t *testing.T) {
 		t.Error("r in a pending job's detail did something")
 	}
 }
+
+// A dialog's footer is its own: r pressed off the Active pane says why,
+// and the R dialog opened next does not keep those words.
+func TestDialogFooterHasNoStaleWords(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}})
+	v := press(m, "r").View()
+	if !strings.Contains(v, "select an active job first") {
+		t.Fatalf("r on the queue list says nothing:\n%s", v)
+	}
+	v = press(m, "R").View()
+	if strings.Contains(v, "select an active job first") || !strings.Contains(v, "Requeue every expired job?") {
+		t.Errorf("the R dialog keeps the words of before it:\n%s", v)
+	}
+}
