@@ -41,10 +41,19 @@ func computeLayout(w, h int) layout {
 		if h >= 36 { // room for the trend pane beside the timeline
 			tlH = 8 + (h-36)/8
 		}
+		// the queue list has its share first (at 100×30 it had 3 rows): the
+		// job panes, then the heatmap and nodes give rows up to it
+		const minQ = 10
+		qH := H - topH - lowerH - tlH
+		for take := min(lowerH-6, minQ-qH); take > 0; take = 0 {
+			lowerH, qH = lowerH-take, qH+take
+		}
+		for take := min(topH-8, minQ-qH); take > 0; take = 0 {
+			topH, qH = topH-take, qH+take
+		}
 		heatW := w * 58 / 100
 		l.heat = rect{0, y, heatW, topH}
 		l.nodes = rect{heatW, y, w - heatW, topH}
-		qH := H - topH - lowerH - tlH
 		l.queues = rect{0, y + topH, w, qH}
 		pw := w * 35 / 100
 		l.pending = rect{0, y + topH + qH, pw, lowerH}

@@ -86,7 +86,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 		if m.opt.Now().Sub(s.TakenAt) > 3*m.pollEvery()+2*time.Second {
 			as = th.Warn.Render(as)
 		}
-		add(as, 1)
+		add(as, 0) // how old the figures are is never dropped: a stale screen must say so
 		if e := m.pollEvery(); e > m.interval {
 			// the self-load budget slowed the polls: say so where it is seen
 			add(th.Warn.Render(fmt.Sprintf("budget: polling every %s, not %s", every(e), every(m.interval))), 1)

@@ -581,3 +581,31 @@ func TestDialogFooterHasNoStaleWords(t *testing.T) {
 		t.Errorf("the R dialog keeps the words of before it:\n%s", v)
 	}
 }
+
+// ? help and q quit are the last keys to leave the help line: at 80 and
+// 120 columns with the queue list focused, ? fell off the footer.
+func TestHelpKeyStaysOnTheFooter(t *testing.T) {
+	for _, w := range []int{80, 100, 120, 200} {
+		m := ready(&fakeSource{snap: fixture(0)}, w, 40, Options{Actions: &fakeActions{}})
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		foot := lines[len(lines)-1]
+		if !strings.Contains(foot, "? help") || !strings.Contains(foot, "q quit") || strings.Contains(foot, "…") {
+			t.Errorf("width %d: the footer is %q", w, foot)
+		}
+	}
+}
+
+// At 100×30 the queue list has its share (it had 3 rows), and the status
+// bar keeps the data's age at every width (at 80 columns a demo dropped it).
+func TestListShareAndAgeAtSmallSizes(t *testing.T) {
+	l := computeLayout(100, 30)
+	if rows := l.queues.h - 3; rows < 7 { // the border and the header
+		t.Errorf("100×30: the queue list shows %d rows", rows)
+	}
+	for _, w := range []int{60, 80, 100} {
+		m := ready(&fakeSource{snap: fixture(0)}, w, 24, Options{Demo: "demo"})
+		if bar := strings.Split(ansi.Strip(m.View()), "\n")[0]; !strings.Contains(bar, " old") {
+			t.Errorf("width %d: the status bar has no age: %q", w, bar)
+		}
+	}
+}

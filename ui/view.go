@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -122,7 +123,30 @@ func (m *Model) helpLine() string {
 	default:
 		keys = append(m.focused().ShortHelp(), m.keys.ShortHelp()...)
 	}
-	return fit(" "+m.help.ShortHelpView(keys), m.width)
+	return fit(" "+m.shortHelp(keys), m.width)
+}
+
+// shortHelp fits keys in the help line: what does not fit goes from the
+// end, but ? help and q quit stay last whatever the width (the help key
+// fell off the footer at 80 and 120 columns).
+func (m *Model) shortHelp(keys []key.Binding) string {
+	var rest, tail []key.Binding
+	for _, k := range keys {
+		if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")}, k) || key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}, k) {
+			tail = append(tail, k)
+			continue
+		}
+		rest = append(rest, k)
+	}
+	hm := m.help
+	hm.Width = 0 // measured here, not cut with an ellipsis
+	for {
+		v := hm.ShortHelpView(append(rest[:len(rest):len(rest)], tail...))
+		if ansi.StringWidth(v) <= m.width-1 || len(rest) == 0 {
+			return v
+		}
+		rest = rest[:len(rest)-1]
+	}
 }
 
 // placeOver draws fg centred over bg, line by line.
