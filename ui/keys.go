@@ -134,7 +134,8 @@ func keyGroups() []keyGroup {
 		{"everywhere", newGlobalKeys()},
 		{"queue list", newListKeys()},
 		{"heatmap", newHeatKeys()},
-		{"pending, active", newJobKeys()},
+		{"pending, active", pendingKeys{newJobKeys()}},
+		{"active", bindingColumns{{newJobKeys().Requeue}}},
 		{"job detail", newDetailKeys()},
 		{"filter", newFilterKeys()},
 		{"find", newFindKeys()},
@@ -157,3 +158,16 @@ func KeyTable() string {
 	}
 	return b.String()
 }
+
+// pendingKeys are the keys both job panes share: r is the Active pane's
+// alone (on Pending it only says to select an active job).
+type pendingKeys struct{ jobKeys }
+
+func (k pendingKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Top}, {k.Bottom, k.PageUp, k.PageDown}, {k.Open}}
+}
+
+// bindingColumns is a key map given as its columns.
+type bindingColumns [][]key.Binding
+
+func (k bindingColumns) FullHelp() [][]key.Binding { return k }
