@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -45,6 +46,11 @@ type Options struct {
 	// Copy puts text on the operator's clipboard (OSC 52 to the terminal,
 	// which works over SSH); nil: c says copying is not available.
 	Copy func(text string) error
+	// MaxWidth and MaxHeight cap the size a terminal may ask (0: none):
+	// under serve a client's pty request is a remote's word, and a screen
+	// of 100000×60000 cells took gigabytes. Larger is drawn at the cap,
+	// and said once.
+	MaxWidth, MaxHeight int
 }
 
 // Model is the root of the program: the loop, the layout, the focus and
@@ -57,6 +63,7 @@ type Model struct {
 	src  Source
 
 	width, height int
+	capSaid       bool // the size cap was said (once a session)
 	lay           layout
 
 	prevSnap *model.Snapshot
@@ -233,6 +240,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case tea.WindowSizeMsg:
+		if w, h := m.opt.MaxWidth, m.opt.MaxHeight; w > 0 && h > 0 && (msg.Width > w || msg.Height > h) {
+			if !m.capSaid {
+				m.capSaid = true
+				m.say(fmt.Sprintf("this terminal is %d×%d: drawn as %d×%d, the most served", msg.Width, msg.Height, min(msg.Width, w), min(msg.Height, h)), false)
+			}
+			msg.Width, msg.Height = min(msg.Width, w), min(msg.Height, h)
+		}
 		m.width, m.height = msg.Width, msg.Height
 		m.help.Width = msg.Width
 		m.relayout()

@@ -609,3 +609,23 @@ func TestListShareAndAgeAtSmallSizes(t *testing.T) {
 		}
 	}
 }
+
+// A terminal larger than the cap is drawn at the cap, and said once: a
+// client's pty size is a remote's word (serve).
+func TestSizeCap(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{MaxWidth: 500, MaxHeight: 300})
+	m.Update(tea.WindowSizeMsg{Width: 100000, Height: 60000})
+	v := m.View()
+	lines := strings.Split(v, "\n")
+	if len(lines) != 300 || ansi.StringWidth(lines[0]) != 500 {
+		t.Fatalf("drawn %d lines of %d cells", len(lines), ansi.StringWidth(lines[0]))
+	}
+	if !strings.Contains(v, "this terminal is 100000×60000: drawn as 500×300") {
+		t.Error("the cap is not said")
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	m.Update(tea.WindowSizeMsg{Width: 2000, Height: 1000})
+	if strings.Contains(m.View(), "this terminal is") {
+		t.Error("the cap is said again")
+	}
+}

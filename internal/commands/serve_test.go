@@ -465,6 +465,11 @@ func TestShutdownRestoresEveryTerminal(t *testing.T) {
 	for _, tm := range terms {
 		tm.waitFor(t, "3 sessions")
 	}
+	// a reader's huge window is drawn at the cap (it once took gigabytes)
+	if err := terms[0].sess.WindowChange(10000, 20000); err != nil {
+		t.Fatal(err)
+	}
+	terms[0].waitFor(t, "this terminal is 20000×10000: drawn as 500×300")
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

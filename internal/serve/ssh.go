@@ -63,6 +63,15 @@ const (
 	keyLive
 )
 
+// MaxWidth and MaxHeight are the largest terminal a session is drawn for:
+// the size a client asks (at the start and at every change) is capped to
+// them, so one client cannot make the server draw, and hold, a screen of
+// billions of cells.
+const (
+	MaxWidth  = 500
+	MaxHeight = 300
+)
+
 // NewServer makes the SSH server: public-key authentication only, against
 // the authorized keys; every session a dashboard.
 func NewServer(hub *Hub, cfg Config) (*Server, error) {
@@ -193,7 +202,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	src := s.hub.Attach()
 	go func() { <-sess.Context().Done(); src.Detach() }()
 	opt := ui.Options{Target: s.cfg.Target, Demo: s.cfg.Demo, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator, Shared: true,
-		Copy: Clipboard(sess, envOf(sess))}
+		Copy: Clipboard(sess, envOf(sess)), MaxWidth: MaxWidth, MaxHeight: MaxHeight}
 	if who.Role == Operator && s.cfg.Actions != nil {
 		acts, err := s.cfg.Actions(who)
 		if err != nil {
