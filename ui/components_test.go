@@ -810,6 +810,13 @@ func TestCopy(t *testing.T) {
 	if !strings.Contains(m.flash, "never copied") {
 		t.Errorf("an invalid id: flash %q", m.flash)
 	}
+	// a name with a bidi override is never copied, raw or escaped
+	s := fixture(0)
+	s.Queues[0].Name = "\u202eevil-rtl"
+	rtl := ready(&fakeSource{snap: s}, 120, 40, Options{Copy: func(s string) error { got = append(got, s); return nil }})
+	if press(rtl, "c"); len(got) != 3 || !strings.Contains(rtl.flash, "never copied") {
+		t.Errorf("a name with U+202E: copied %q, flash %q", got, rtl.flash)
+	}
 	none := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
 	if press(none, "c"); !strings.Contains(none.flash, "not available") {
 		t.Errorf("without a clipboard: flash %q", none.flash)

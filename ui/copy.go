@@ -26,6 +26,11 @@ func (m *Model) copySelected() tea.Cmd {
 		}
 	}
 	if text == "" && m.c.sel != nil {
+		if n := m.c.sel.Name; textgate.Text(n) != n {
+			// its escaped form is another name (the gate keeps them apart),
+			// and the raw one would put a terminal's controls on the clipboard
+			return m.say("this queue name holds characters a terminal acts on: it is shown escaped and never copied", true)
+		}
 		text, what = m.c.sel.Name, "queue name"
 	}
 	return m.copyText(text, what)

@@ -75,6 +75,10 @@ func complain(w io.Writer, who string, err error) {
 // may come after names (emqtop slot orders --addr h:p), and everything after
 // "--" is a name.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	// what the flag package says quotes argv (an unknown flag, a bad
+	// value): argv passes the gate like any other text, so
+	// emqtop $'--\e]52;c;…' cannot write to the terminal
+	fs.SetOutput(gatedWriter{fs.Output()})
 	var names []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -102,4 +106,19 @@ func checkTheme(name string) error {
 	}
 	return fmt.Errorf("--theme %s: want %s or %s", strconv.Quote(name),
 		strings.Join(themes[:len(themes)-1], ", "), themes[len(themes)-1])
+}
+
+// gatedWriter passes what is written through the text gate, line breaks
+// and tabs kept: the flag package's usage and errors quote argv.
+type gatedWriter struct{ w io.Writer }
+
+func (g gatedWriter) Write(p []byte) (int, error) {
+	parts := strings.Split(string(p), "\t") // the usage's tabs are the flag package's own
+	for i := range parts {
+		parts[i] = textgate.Lines(parts[i])
+	}
+	if _, err := io.WriteString(g.w, strings.Join(parts, "\t")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -255,3 +255,18 @@ func TestHostileNodeAddress(t *testing.T) {
 		}
 	}
 }
+
+// Argv passes the gate like any other text: an unknown flag holding an
+// OSC 52 clipboard write was echoed raw to stderr.
+func TestArgvIsGated(t *testing.T) {
+	for _, args := range [][]string{{"--\x1b]52;c;eA==\a"}, {"slot", "--\x1b[2J"}, {"requeue", "--queue", "q", "--limit", "\x1b[31m"},
+		{"serve", "--\x9b31m"}, {"demo", "--\x1b]0;title\a"}} {
+		var out, errb bytes.Buffer
+		if rc := Main(args, &out, &errb); rc != exitUsage {
+			t.Errorf("%q: rc %d, want %d", args, rc, exitUsage)
+		}
+		if all := out.String() + errb.String(); strings.ContainsAny(all, "\x1b\a\x9b") || strings.Contains(all, "\u009b") {
+			t.Errorf("%q: raw control bytes in the output: %q", args, all)
+		}
+	}
+}

@@ -24,7 +24,9 @@ var bg = context.Background()
 func hubOn(t *testing.T) (*Hub, *testcluster.Cluster, context.CancelFunc) {
 	t.Helper()
 	cl, c := vtest.Cluster(t, 3)
-	for q, n := range map[string]int{"orders": 4, "fills": 2, "evil\u202eflip": 1} {
+	// two names the gate must keep apart: a real U+202E, and the six
+	// characters \u202e typed
+	for q, n := range map[string]int{"orders": 4, "fills": 2, "evil\u202eflip": 1, `evil\u202eflip`: 1, "broken": 1} {
 		for i := 0; i < n; i++ {
 			if _, err := echomq.Enqueue(bg, c, q, []byte("x")); err != nil {
 				t.Fatal(err)
@@ -32,6 +34,13 @@ func hubOn(t *testing.T) (*Hub, *testcluster.Cluster, context.CancelFunc) {
 		}
 	}
 	if _, _, err := echomq.Claim(bg, c, "orders", time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	// a queue that cannot be read: one active job, its pending key a string
+	if _, _, err := echomq.Claim(bg, c, "broken", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(bg, c.B().Set().Key("emq:{broken}:pending").Value("x").Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
 	cfg := poller.Config{Addrs: []string{cl.Nodes[0].Addr()}, Timeout: 2 * time.Second}
@@ -153,6 +162,9 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 		`emqtop_poll_errors_total 0`,
 		`emqtop_snapshot_age_seconds`,
 		`queue="evil\\u202eflip"`,
+		`queue="evil\\\\u202eflip"`,
+		`emqtop_queue_read_error{queue="broken"} 1`,
+		`emqtop_label_collisions 0`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the metrics lack %s:\n%s", want, out)
@@ -166,6 +178,9 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 	}
 	if up != 3 {
 		t.Errorf("%d nodes up in the metrics, want 3:\n%s", up, out)
+	}
+	if strings.Contains(out, `emqtop_queue_jobs{queue="broken"`) || strings.Contains(out, `emqtop_queue_expired_jobs{queue="broken"`) {
+		t.Errorf("a queue that could not be read exports counts:\n%s", out)
 	}
 	if strings.Contains(out, "\x1b") || strings.Contains(out, "job=") || strings.Contains(out, "slot=") {
 		t.Error("a raw escape, or a label per job or slot")

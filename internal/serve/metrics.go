@@ -24,7 +24,7 @@ type collector struct {
 	errs     prometheus.Counter
 	lastErrs int
 
-	jobs, oldest, expired, up, age, ssh *prometheus.Desc
+	jobs, oldest, expired, up, age, ssh, readErr, dupes *prometheus.Desc
 }
 
 func newCollector(h *Hub, sessions func() int) *collector {
@@ -43,13 +43,19 @@ func newCollector(h *Hub, sessions func() int) *collector {
 		age: prometheus.NewDesc("emqtop_snapshot_age_seconds",
 			"How old the snapshot the metrics come from is.", nil, nil),
 		ssh: prometheus.NewDesc("emqtop_ssh_sessions", "Dashboards served over SSH now.", nil, nil),
+		readErr: prometheus.NewDesc("emqtop_queue_read_error",
+			"1 for a queue the last poll could not read (a key of the wrong type, a refused script): it has no count series, not zeros.",
+			[]string{"queue"}, nil),
+		dupes: prometheus.NewDesc("emqtop_label_collisions",
+			"Series left out because their label value, once through the text gate, was another's (never expected: the gate is injective).",
+			nil, nil),
 	}
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	c.pollDur.Describe(ch)
 	c.errs.Describe(ch)
-	for _, d := range []*prometheus.Desc{c.jobs, c.oldest, c.expired, c.up, c.age, c.ssh} {
+	for _, d := range []*prometheus.Desc{c.jobs, c.oldest, c.expired, c.up, c.age, c.ssh, c.readErr, c.dupes} {
 		ch <- d
 	}
 }
@@ -73,9 +79,21 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, time.Since(snap.TakenAt).Seconds())
+	// A label value is emitted once: two that collide would fail the whole
+	// scrape ("collected before with the same name and label values"), so a
+	// collision costs its own series, never the endpoint.
+	seen, dupes := map[string]bool{}, 0
+	once := func(kind, v string) bool {
+		if seen[kind+"\x00"+v] {
+			dupes++
+			return false
+		}
+		seen[kind+"\x00"+v] = true
+		return true
+	}
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		if n.Role != model.RolePrimary {
+		if n.Role != model.RolePrimary || !once("node", textgate.Text(n.Addr)) {
 			continue
 		}
 		v := 0.0
@@ -87,6 +105,14 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for i := range snap.Queues {
 		q := &snap.Queues[i]
 		name := textgate.Text(q.Name)
+		if !once("queue", name) {
+			continue
+		}
+		if q.Err != "" || q.Unread {
+			// its counts are not figures: an error series, no zeros
+			ch <- prometheus.MustNewConstMetric(c.readErr, prometheus.GaugeValue, 1, name)
+			continue
+		}
 		for state, v := range map[string]int64{"pending": q.Pending, "active": q.Active, "scheduled": q.Scheduled} {
 			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(v), name, state)
 		}
@@ -95,6 +121,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, float64(q.OldestPendingAgeMs)/1000, name)
 		}
 	}
+	ch <- prometheus.MustNewConstMetric(c.dupes, prometheus.GaugeValue, float64(dupes))
 }
 
 // MetricsHandler serves the hub's metrics in the Prometheus text format.

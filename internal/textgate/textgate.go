@@ -14,7 +14,8 @@ import (
 	"unicode/utf8"
 )
 
-// Text makes s safe to print: printable runes pass, "\n" and "\t" become
+// Text makes s safe to print, and keeps two strings apart (no two inputs
+// give one output): printable runes pass, a backslash is doubled, "\n" and "\t" become
 // `\n` and `\t`, other control and format runes `\x1b`, `\u202e` or, above
 // U+FFFF, `\U000e0041` (Go's notation: never read as four digits and a
 // "1"), and a byte of invalid UTF-8 `\xff`. The result is valid UTF-8 with no control
@@ -44,7 +45,7 @@ func Lines(s string) string {
 // returned without a copy.
 func clean(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' {
 			return false
 		}
 	}
@@ -65,6 +66,8 @@ func write(b *strings.Builder, s string, keepNL bool) {
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
+		case r == '\\': // so the escapes are injective: the six characters \u202e typed are not U+202E
+			b.WriteString(`\\`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(b, `\x%02x`, r)
 		case inert(r):

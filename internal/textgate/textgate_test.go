@@ -134,3 +134,29 @@ func TestTextAstralNotation(t *testing.T) {
 		}
 	}
 }
+
+// The gate keeps strings apart: a real U+202E and the six characters
+// \u202e typed gave one output (and one label value, which blanked the
+// whole /metrics).
+func TestTextIsInjective(t *testing.T) {
+	ins := []string{"evil\u202eflip", `evil\u202eflip`, `evil\\u202eflip`, "a\nb", `a\nb`, "a\\", "a\\\\", "\xff", `\xff`,
+		"\x1b[31m", `\x1b[31m`, "\U000e0041", `\U000e0041`, "plain", ""}
+	seen := map[string]string{}
+	for _, in := range ins {
+		out := Text(in)
+		if prev, ok := seen[out]; ok {
+			t.Errorf("%q and %q both give %q", prev, in, out)
+		}
+		seen[out] = in
+	}
+}
+
+func FuzzTextIsInjective(f *testing.F) {
+	f.Add("evil\u202eflip", `evil\u202eflip`)
+	f.Add("\\", `\\`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if a != b && Text(a) == Text(b) {
+			t.Errorf("%q and %q both give %q", a, b, Text(a))
+		}
+	})
+}
