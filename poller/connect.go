@@ -83,6 +83,7 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.DisableCache = true
+	opt.DialCtxFn = dialGuarded // a reply over sane bounds fails its connection, never the process
 	opt.ForceSingleClient = c.Standalone
 	opt.ClientName = "emqtop"
 	if c.Replicas {
