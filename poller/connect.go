@@ -100,7 +100,13 @@ func Connect(c Config) (valkey.Client, error) {
 	}
 	cl, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %s", c.Target(), ErrText(redactErr(err, c.Password), c.timeout()))
+		msg := ErrText(redactErr(err, c.Password), c.timeout())
+		if opt.TLSConfig != nil && strings.HasPrefix(msg, "no answer within") {
+			// a plain server waits for a command, not a handshake: the
+			// wait alone does not say why
+			msg += " to the TLS handshake: is that port TLS? (a plain port waits for a command; try without --tls)"
+		}
+		return nil, fmt.Errorf("connect %s: %s", c.Target(), msg)
 	}
 	if c.ReadOnly {
 		return ReadOnly(cl), nil

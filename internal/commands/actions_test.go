@@ -360,6 +360,9 @@ func TestReadOnlyUser(t *testing.T) {
 	if rc := Main(append([]string{"requeue", "--queue", "orders", "--job", j.ID, "--attempts", "1"}, base...), &out, &errb); rc != 3 || !strings.Contains(errb.String(), "NOPERM") {
 		t.Errorf("requeue as reader: rc %d %s", rc, errb.String())
 	}
+	if n := strings.Count(errb.String(), "refuses writes for this user"); n != 1 {
+		t.Errorf("the refusal's words %d times: %s", n, errb.String())
+	}
 	if strings.Contains(errb.String()+out.String(), "reader-secret") {
 		t.Error("the password leaked into the output")
 	}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,11 @@ func TestTLSCluster(t *testing.T) {
 	var out, errb bytes.Buffer
 	if rc := Main([]string{"--once", "--tls", "--addr", cl.Nodes[0].TLSAddr(), "--timeout", "500ms"}, &out, &errb); rc != 1 || !bytes.Contains(errb.Bytes(), []byte("certificate")) {
 		t.Errorf("untrusted certificate: rc %d %s", rc, errb.String())
+	}
+	// --tls against a plain port: the wait names TLS as the likely cause
+	errb.Reset()
+	if rc := Main([]string{"--once", "--tls", "--addr", cl.Nodes[0].Addr(), "--timeout", "500ms"}, &out, &errb); rc != 1 ||
+		!strings.Contains(errb.String(), "TLS handshake: is that port TLS?") {
+		t.Errorf("--tls on a plain port: rc %d %s", rc, errb.String())
 	}
 }

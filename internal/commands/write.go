@@ -82,7 +82,7 @@ func status(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emqtop: refused:", textgate.Text(r.Reason))
 		return exitRefused
 	case errors.Is(err, ui.ErrNoPerm):
-		complain(stderr, "emqtop: refused: the server refuses writes for this user", err)
+		complain(stderr, "emqtop: refused", err) // err begins with ErrNoPerm's words: once is enough
 		return exitRefused
 	}
 	complain(stderr, "emqtop", err)
