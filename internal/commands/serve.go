@@ -178,6 +178,9 @@ func sshIdentity(f serveFlags, stdout io.Writer) (*serve.Keys, []byte, error) {
 		return nil, nil, err
 	}
 	fmt.Fprintf(stdout, "emqtop serve: host key %s (%s)\n", fp, path)
+	for _, n := range keys.Notes {
+		fmt.Fprintf(stdout, "emqtop serve: %s\n", textgate.Text(n))
+	}
 	return keys, pem, nil
 }
 

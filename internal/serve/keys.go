@@ -7,8 +7,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -36,10 +40,60 @@ type Who struct {
 	Fingerprint string // SHA256:…
 	Comment     string // the authorized_keys comment, through the text gate
 	Client      string // the client's address
+	// from the authorized_keys options: the client addresses the key may
+	// come from (from="…", OpenSSH's patterns and CIDRs; none: any), and
+	// the time after which it may not log in (expiry-time="…"; zero: never)
+	from    []string
+	expires time.Time
+}
+
+// Allowed says why the key may not log in from remote now, or nil.
+func (w Who) Allowed(remote net.Addr, now time.Time) error {
+	if !w.expires.IsZero() && now.After(w.expires) {
+		return fmt.Errorf("this key expired at %s (expiry-time)", w.expires.UTC().Format(time.RFC3339))
+	}
+	if len(w.from) == 0 {
+		return nil
+	}
+	host := remote.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if fromMatches(w.from, host) {
+		return nil
+	}
+	return fmt.Errorf("this key may not connect from %s (from=)", host)
+}
+
+// fromMatches applies an OpenSSH from= pattern list to a client address:
+// patterns with * and ?, CIDRs, and !negations (a negated match refuses).
+func fromMatches(patterns []string, host string) bool {
+	ip := net.ParseIP(host)
+	ok := false
+	for _, p := range patterns {
+		neg := strings.HasPrefix(p, "!")
+		p = strings.TrimPrefix(p, "!")
+		m := false
+		if _, n, err := net.ParseCIDR(p); err == nil {
+			m = ip != nil && n.Contains(ip)
+		} else {
+			m, _ = path.Match(p, host)
+		}
+		if m && neg {
+			return false
+		}
+		ok = ok || m
+	}
+	return ok
 }
 
 // Keys are the authorized keys by fingerprint.
-type Keys struct{ byFP map[string]Who }
+type Keys struct {
+	byFP map[string]Who
+	// Notes say, for the start, the options of the files that are not
+	// honoured (only from= and expiry-time= are).
+	Notes []string
+}
 
 // LoadKeys reads the readers' and the operators' files, in OpenSSH
 // authorized_keys format; a key in both is an operator. A line that is not
@@ -74,15 +128,35 @@ func (k *Keys) add(path string, b []byte, role Role) error {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		pk, comment, _, _, err := gossh.ParseAuthorizedKey(line)
+		pk, comment, opts, _, err := gossh.ParseAuthorizedKey(line)
 		if err != nil {
 			return fmt.Errorf("%s, line %d: not an authorized_keys line: %v", path, n+1, err)
 		}
-		fp := gossh.FingerprintSHA256(pk)
-		if old, ok := k.byFP[fp]; ok && old.Role > role {
+		who := Who{Role: role, Fingerprint: gossh.FingerprintSHA256(pk), Comment: textgate.Bounded(comment, 80)}
+		for _, o := range opts {
+			name, val, hasVal := strings.Cut(o, "=")
+			val = strings.Trim(val, `"`)
+			switch name = strings.ToLower(name); {
+			case name == "cert-authority":
+				// a CA's key signs login keys; it is no login key itself
+				return fmt.Errorf("%s, line %d: a cert-authority key: emqtop serve takes login keys only, not certificates", path, n+1)
+			case name == "from" && hasVal:
+				who.from = append(who.from, strings.Split(val, ",")...)
+			case name == "expiry-time" && hasVal:
+				t, err := expiry(val)
+				if err != nil {
+					return fmt.Errorf("%s, line %d: expiry-time=%q: %v", path, n+1, textgate.Bounded(val, 20), err)
+				}
+				who.expires = t
+			default:
+				k.Notes = append(k.Notes, fmt.Sprintf("%s, line %d: option %s ignored (emqtop serve honours from= and expiry-time= only; every session is the dashboard)",
+					path, n+1, textgate.Bounded(name, 30)))
+			}
+		}
+		if old, ok := k.byFP[who.Fingerprint]; ok && old.Role > role {
 			continue
 		}
-		k.byFP[fp] = Who{Role: role, Fingerprint: fp, Comment: textgate.Bounded(comment, 80)}
+		k.byFP[who.Fingerprint] = who
 	}
 	return nil
 }
@@ -164,4 +238,19 @@ func DefaultHostKeyPath() (string, error) {
 		return "", fmt.Errorf("no home directory for the host key (give --host-key FILE): %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "emqtop", "ssh_host_ed25519_key"), nil
+}
+
+// expiry reads OpenSSH's expiry-time: YYYYMMDD[HHMM[SS]], local time, or
+// UTC with a Z.
+func expiry(v string) (time.Time, error) {
+	loc := time.Local
+	if strings.HasSuffix(v, "Z") {
+		v, loc = strings.TrimSuffix(v, "Z"), time.UTC
+	}
+	for _, layout := range []string{"20060102", "200601021504", "20060102150405"} {
+		if len(v) == len(layout) {
+			return time.ParseInLocation(layout, v, loc)
+		}
+	}
+	return time.Time{}, errors.New("not YYYYMMDD[HHMM[SS]][Z]")
 }

@@ -35,6 +35,12 @@ type Config struct {
 	// never given any (the write client is not theirs to reach).
 	Actions func(who Who) (ui.Actions, error)
 	Log     io.Writer // one line per session start and end
+	// LoginTimeout ends a connection that has not opened a session this
+	// long after it connected [10s]; MaxLogins is how many connections may
+	// be logging in at once [64], more are closed at once: 300 connections
+	// that sent only a banner held serve's files for minutes.
+	LoginTimeout time.Duration
+	MaxLogins    int
 }
 
 // Server serves the dashboard over SSH, one program per session on the
@@ -46,6 +52,8 @@ type Server struct {
 	mu   sync.Mutex
 	live map[ssh.Session]*live
 	down atomic.Bool // shutting down: new sessions are turned away
+	// logins is how many connections have not yet opened a session
+	logins atomic.Int64
 }
 
 // live is a running session: its program, when it last had input, and why
@@ -61,6 +69,7 @@ type ctxKey int
 const (
 	keyWho ctxKey = iota
 	keyLive
+	keyLogin
 )
 
 // MaxWidth and MaxHeight are the largest terminal a session is drawn for:
@@ -84,16 +93,23 @@ func NewServer(hub *Hub, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.LoginTimeout <= 0 {
+		cfg.LoginTimeout = 10 * time.Second
+	}
+	if cfg.MaxLogins <= 0 {
+		cfg.MaxLogins = 64
+	}
 	cfg.Log = &lockedWriter{w: cfg.Log} // sessions log from their own goroutines
 	s := &Server{hub: hub, cfg: cfg, live: map[ssh.Session]*live{}}
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPEM(cfg.HostKeyPEM),
 		// the key offered here is not proof that the client holds it
 		// (CVE-2024-45337): the session checks s.PublicKey() again
-		wish.WithPublicKeyAuth(func(_ ssh.Context, key ssh.PublicKey) bool {
-			_, ok := cfg.Keys.Lookup(key)
-			return ok
+		wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
+			who, ok := cfg.Keys.Lookup(key)
+			return ok && who.Allowed(ctx.RemoteAddr(), time.Now()) == nil
 		}),
+		func(srv *ssh.Server) error { srv.ConnCallback = s.login; return nil },
 		wish.WithMiddleware(
 			recover.Middleware(
 				bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
@@ -143,9 +159,16 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 // after the dashboard ends it tells the client why, when the server ended it.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		if lc, ok := sess.Context().Value(keyLogin).(*loginConn); ok {
+			lc.loggedIn()
+		}
 		who, ok := s.cfg.Keys.Lookup(sess.PublicKey())
 		if !ok {
 			wish.Fatalln(sess, "emqtop serve: this key is not authorized")
+			return
+		}
+		if err := who.Allowed(sess.RemoteAddr(), time.Now()); err != nil {
+			wish.Fatalln(sess, "emqtop serve: "+err.Error())
 			return
 		}
 		if s.down.Load() {
@@ -306,4 +329,44 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// login admits a new connection while fewer than MaxLogins are logging in,
+// and closes it if it has opened no session within LoginTimeout.
+func (s *Server) login(ctx ssh.Context, c net.Conn) net.Conn {
+	if s.logins.Add(1) > int64(s.cfg.MaxLogins) {
+		s.logins.Add(-1)
+		fmt.Fprintf(s.cfg.Log, "emqtop serve: %s turned away: %d connections already logging in (the most at once)\n", c.RemoteAddr(), s.cfg.MaxLogins)
+		return nil // the server closes it
+	}
+	lc := &loginConn{Conn: c, s: s}
+	lc.timer = time.AfterFunc(s.cfg.LoginTimeout, func() {
+		if lc.done.CompareAndSwap(false, true) {
+			s.logins.Add(-1)
+			fmt.Fprintf(s.cfg.Log, "emqtop serve: %s closed: no session within %v of connecting\n", c.RemoteAddr(), s.cfg.LoginTimeout)
+			c.Close()
+		}
+	})
+	ctx.SetValue(keyLogin, lc)
+	return lc
+}
+
+// loginConn is a connection until it opens a session (or closes).
+type loginConn struct {
+	net.Conn
+	s     *Server
+	timer *time.Timer
+	done  atomic.Bool // logged in, closed or timed out: counted out once
+}
+
+func (c *loginConn) loggedIn() {
+	if c.done.CompareAndSwap(false, true) {
+		c.timer.Stop()
+		c.s.logins.Add(-1)
+	}
+}
+
+func (c *loginConn) Close() error {
+	c.loggedIn()
+	return c.Conn.Close()
 }
