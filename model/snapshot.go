@@ -8,7 +8,10 @@ type Job struct {
 	Valid bool   // passes keyspace.ValidateJobID
 	// Score is, for a pending job, its order (enqueue time in ms); for an
 	// active job, its lease deadline in ms on the server clock.
-	Score    int64
+	Score int64
+	// ScoreOff is +1 when the score is +inf or past any time (1e300), -1
+	// for -inf or before any: Score is then 0, and no time (ScoreFrom).
+	ScoreOff int8
 	Attempts int64 // the fencing token; meaningful when AttemptsOK
 	// AttemptsOK is false when the attempts cannot be read: AttemptsWhy
 	// then says why in words, and AttemptsRaw holds the field's text when
@@ -211,6 +214,7 @@ type JobDetail struct {
 	PendingRank               int64
 	InPending, InActive       bool
 	PendingScore, ActiveScore int64
+	ActiveOff                 int8 // as Job.ScoreOff, for ActiveScore
 	// Others counts the row's fields other than state, attempts and
 	// payload; Fields holds the first of them (a bounded number).
 	Others int

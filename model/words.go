@@ -57,3 +57,31 @@ func durationWords(d time.Duration, tenths bool) string {
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
+
+// latestMs is the last millisecond a score is taken as a time for
+// (9999-12-31): past it, or at ±inf, a score is no time.
+const latestMs = 253402300799999
+
+// ScoreFrom reads a sorted-set score as milliseconds: off is +1 for +inf
+// or a score past any time (1e300), -1 for -inf or before any, and the
+// milliseconds are then 0 (int64 of +inf is -9223372036854775808).
+func ScoreFrom(f float64) (ms int64, off int8) {
+	switch {
+	case f != f: // NaN: a sorted set never holds one
+		return 0, 1
+	case f > latestMs:
+		return 0, 1
+	case f < -latestMs:
+		return 0, -1
+	}
+	return int64(f), 0
+}
+
+// DeadlineWords says a lease deadline that is no time: "no deadline
+// (+inf)", "deadline -inf" (the server counts it expired).
+func DeadlineWords(off int8) string {
+	if off > 0 {
+		return "no deadline (+inf)"
+	}
+	return "deadline -inf"
+}

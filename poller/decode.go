@@ -47,9 +47,12 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 		q.Active, _ = row[2].AsInt64()
 		q.Scheduled, _ = row[3].AsInt64()
 		if s, err := row[4].ToString(); err == nil {
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
-				q.OldestScoreMs = int64(f)
-				q.OldestPendingAgeMs = max(0, now-int64(f))
+			// an oldest score of ±inf (or 1e300) is no time: no age, never 106751d
+			if _, perr := strconv.ParseFloat(s, 64); perr == nil { // "" when nothing is pending
+				if ms, off := scoreOf(s); off == 0 {
+					q.OldestScoreMs = ms
+					q.OldestPendingAgeMs = max(0, now-ms)
+				}
 			}
 		}
 		q.Expired, _ = row[5].AsInt64()
@@ -73,7 +76,8 @@ func decodeJobs(m valkey.ValkeyMessage) []model.Job {
 	f, _ := m.AsStrSlice()
 	out := make([]model.Job, 0, len(f)/3)
 	for i := 0; i+2 < len(f); i += 3 {
-		j := model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil, Score: score(f[i+1])}
+		j := model.Job{ID: f[i], Valid: keyspace.ValidateJobID(f[i]) == nil}
+		j.Score, j.ScoreOff = scoreOf(f[i+1])
 		// the script's sentinels ('!…') are words here, never shown as they are
 		switch a, err := strconv.ParseInt(f[i+2], 10, 64); {
 		case !j.Valid || f[i+2] == "!invalid-id":
@@ -92,12 +96,19 @@ func decodeJobs(m valkey.ValkeyMessage) []model.Job {
 	return out
 }
 
+// score is a score as milliseconds, 0 when it is no time (±inf, 1e300).
 func score(s string) int64 {
-	f, err := strconv.ParseFloat(s, 64)
+	ms, _ := scoreOf(s)
+	return ms
+}
+
+// scoreOf is a score as milliseconds, and whether it is off any time.
+func scoreOf(s string) (int64, int8) {
+	f, err := strconv.ParseFloat(s, 64) // "inf" and "-inf" parse
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	return int64(f)
+	return model.ScoreFrom(f)
 }
 
 // scanned takes one SCAN page: queue keys join the pass, keys that look

@@ -83,21 +83,22 @@ func placeJob(d *model.JobDetail, a []valkey.ValkeyMessage) error {
 	if r, err := a[0].AsInt64(); err == nil {
 		d.PendingRank = r
 	}
-	score := func(m valkey.ValkeyMessage) (int64, bool, error) {
+	score := func(m valkey.ValkeyMessage) (int64, int8, bool, error) {
 		if m.IsNil() {
-			return 0, false, nil
+			return 0, 0, false, nil
 		}
 		f, err := m.AsFloat64()
 		if err != nil {
-			return 0, false, fmt.Errorf("a score that is not a number: %w", err)
+			return 0, 0, false, fmt.Errorf("a score that is not a number: %w", err)
 		}
-		return int64(f), true, nil
+		ms, off := model.ScoreFrom(f)
+		return ms, off, true, nil
 	}
 	var err error
-	if d.PendingScore, d.InPending, err = score(a[1]); err != nil {
+	if d.PendingScore, _, d.InPending, err = score(a[1]); err != nil {
 		return err
 	}
-	d.ActiveScore, d.InActive, err = score(a[2])
+	d.ActiveScore, d.ActiveOff, d.InActive, err = score(a[2])
 	return err
 }
 

@@ -2,6 +2,7 @@ package poller
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,49 @@ func TestSettledTopology(t *testing.T) {
 	mid := append(ok, model.Node{Role: model.RolePrimary, Health: "fail", Slots: []model.Range{{Lo: 6, Hi: 9}}})
 	if settled(mid) {
 		t.Error("a failed primary still owning slots is settled")
+	}
+}
+
+// Scores of ±inf or past any time are no time: the snapshot marks them
+// (ScoreOff), never an int64 of +inf (-9223372036854775808, "stuck for
+// 106751d"), and a pending job at -inf gives the queue no age.
+func TestInfiniteScores(t *testing.T) {
+	_, c := vtest.Cluster(t, 0)
+	ids := map[string]string{}
+	for _, tc := range []struct {
+		set, name string
+		score     float64
+	}{{"active", "forever", math.Inf(1)}, {"active", "never", math.Inf(-1)}, {"pending", "far", 1e300}, {"pending", "first", math.Inf(-1)}} {
+		id := echomq.NewJobID()
+		ids[tc.name] = id
+		set, _ := keyspace.QueueKey("inf", tc.set)
+		row, _ := keyspace.JobKey("inf", id)
+		if err := c.Do(ctx, c.B().Zadd().Key(set).ScoreMember().ScoreMember(tc.score, id).Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		c.Do(ctx, c.B().Hset().Key(row).FieldValue().FieldValue("attempts", "1").Build())
+	}
+	_, s := pollAll(t, c, Options{}, "inf")
+	q := s.Queue("inf")
+	if q == nil || !q.Detail {
+		t.Fatalf("no detail of inf: %+v", q)
+	}
+	if q.OldestPendingAgeMs != -1 {
+		t.Errorf("a pending job at -inf gave the queue an age of %dms", q.OldestPendingAgeMs)
+	}
+	off := map[string]int8{}
+	for _, j := range append(append([]model.Job{}, q.ActiveJobs...), q.PendingJobs...) {
+		off[j.ID] = j.ScoreOff
+		if j.ScoreOff != 0 && j.Score != 0 {
+			t.Errorf("%s: score %d beside ScoreOff %d", j.ID, j.Score, j.ScoreOff)
+		}
+	}
+	for name, want := range map[string]int8{"forever": 1, "never": -1, "far": 1, "first": -1} {
+		if off[ids[name]] != want {
+			t.Errorf("%s: ScoreOff %d, want %d", name, off[ids[name]], want)
+		}
+	}
+	if q.Expired != 1 {
+		t.Errorf("expired %d: the server counts the -inf deadline, not the +inf one", q.Expired)
 	}
 }

@@ -1057,3 +1057,26 @@ func TestHelpWrapsAtSpaces(t *testing.T) {
 		}
 	}
 }
+
+// A deadline of ±inf is said in words, never as 106751d or a minus sign
+// and 19 digits.
+func TestInfiniteDeadlinesInWords(t *testing.T) {
+	c := session(0)
+	q := *c.sel
+	q.ActiveJobs = []model.Job{{ID: stuckID, Valid: true, ScoreOff: 1, Attempts: 1, AttemptsOK: true},
+		{ID: stuck2ID, Valid: true, ScoreOff: -1, Attempts: 1, AttemptsOK: true}}
+	q.PendingJobs = []model.Job{{ID: pendID, Valid: true, ScoreOff: -1, AttemptsOK: true}}
+	c.sel = &q
+	act, pend := newJobsPane(c, true), newJobsPane(c, false)
+	act.SetSize(100, 8)
+	pend.SetSize(100, 8)
+	v := ansi.Strip(act.View() + pend.View())
+	for _, want := range []string{"no deadline (+inf)", "deadline -inf", "-inf"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "106751d") || strings.Contains(v, "9223372036854775808") {
+		t.Errorf("an infinite score shown as a time:\n%s", v)
+	}
+}

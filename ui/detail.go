@@ -131,7 +131,7 @@ func (d *detailView) loaded(msg jobMsg) {
 	if d.found && msg.err == nil && msg.d.InActive { // found active: r may fence it with what the row says
 		if n, err := strconv.ParseInt(msg.d.Attempts, 10, 64); err == nil {
 			d.active = true
-			d.job.Score, d.job.Attempts, d.job.AttemptsOK = msg.d.ActiveScore, n, true
+			d.job.Score, d.job.ScoreOff, d.job.Attempts, d.job.AttemptsOK = msg.d.ActiveScore, msg.d.ActiveOff, n, true
 			d.keys.Requeue.SetEnabled(d.actions && d.requeueable())
 		}
 	}
@@ -330,12 +330,17 @@ func claims(n int64) string {
 }
 
 func (d *detailView) lease() string {
-	deadline, active := d.job.Score, d.active
+	deadline, off, active := d.job.Score, d.job.ScoreOff, d.active
 	if d.done && d.err == nil { // the row read is newer than the pane
-		deadline, active = d.d.ActiveScore, d.d.InActive
+		deadline, off, active = d.d.ActiveScore, d.d.ActiveOff, d.d.InActive
 	}
-	if !active {
+	switch {
+	case !active:
 		return d.c.th.Dim.Render("none: not claimed")
+	case off > 0:
+		return d.c.th.Warn.Render(model.DeadlineWords(off) + ": the server never counts it expired, so no requeue of expired jobs takes it")
+	case off < 0:
+		return d.c.th.Warn.Render(model.DeadlineWords(off) + ": expired since ever (the server counts it expired)")
 	}
 	now := d.serverNow()
 	dl := time.UnixMilli(deadline)

@@ -237,7 +237,13 @@ func (p *jobsPane) jobLine(j model.Job, now time.Time, c jobCols) string {
 		att = "  " + a
 	}
 	if !p.active {
+		if j.ScoreOff != 0 { // no enqueue time: the score is ±inf or past any time
+			return " " + id + "  " + th.Warn.Render(fitLeft(map[bool]string{true: "+inf", false: "-inf"}[j.ScoreOff > 0], c.when)) + att
+		}
 		return " " + id + "  " + fitLeft(ago(now.Sub(time.UnixMilli(j.Score))), c.when) + att
+	}
+	if j.ScoreOff != 0 {
+		return " " + id + "  " + th.Warn.Render(fit(model.DeadlineWords(j.ScoreOff), c.when)) + att
 	}
 	when := "ends in " + ago(time.UnixMilli(j.Score).Sub(now))
 	if d := time.UnixMilli(j.Score).Sub(now); d <= 0 {

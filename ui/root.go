@@ -320,7 +320,9 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 func farthestLease(q *model.Queue, edges []int64) int64 {
 	var far int64
 	for _, j := range q.ActiveJobs {
-		far = max(far, j.Score-q.ServerTimeMs)
+		if j.ScoreOff == 0 { // a deadline of +inf is no lease to fit the window to
+			far = max(far, j.Score-q.ServerTimeMs)
+		}
 	}
 	if len(edges) == 0 || len(q.Hist) != len(edges)+1 {
 		return far

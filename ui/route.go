@@ -312,7 +312,11 @@ func (m *Model) startRequeue(q model.Queue, j model.Job) tea.Cmd {
 		return m.say("this job cannot be requeued: its id or its attempts counter is unreadable", true)
 	}
 	now := time.UnixMilli(q.ServerTimeMs)
-	return m.openDialog(actionState{kind: actRequeue, queue: q.Name, job: j, expired: now.Sub(time.UnixMilli(j.Score))})
+	var expired time.Duration
+	if j.ScoreOff == 0 { // a deadline of ±inf has no "expired for"
+		expired = now.Sub(time.UnixMilli(j.Score))
+	}
+	return m.openDialog(actionState{kind: actRequeue, queue: q.Name, job: j, expired: expired})
 }
 
 // startBatch opens the confirmation of R or D for the selected queue.

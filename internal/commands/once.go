@@ -72,7 +72,8 @@ type jsonQueue struct {
 type jsonJob struct {
 	ID         string `json:"id"`
 	Valid      bool   `json:"valid"`
-	Score      int64  `json:"score"`
+	Score      *int64 `json:"score"`                // null when the score is no time: score_note says why
+	ScoreNote  string `json:"score_note,omitempty"` // "+inf: no deadline", "-inf", "past any time"
 	Attempts   *int64 `json:"attempts,omitempty"`
 	Unreadable string `json:"attempts_unreadable,omitempty"` // why, in words: no attempts field, not an integer, …
 	Raw        string `json:"attempts_raw,omitempty"`        // the field's text when it is not an integer
@@ -115,10 +116,10 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 		if q.Detail {
 			pending, active := []jsonJob{}, []jsonJob{}
 			for _, j := range q.PendingJobs {
-				pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score})
+				pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, false)})
 			}
 			for _, j := range q.ActiveJobs {
-				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: j.Score, Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
+				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, true), Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
 				if j.AttemptsOK {
 					a := j.Attempts
 					jj.Attempts = &a
@@ -248,3 +249,25 @@ func printTable(w io.Writer, s *model.Snapshot) {
 }
 
 func itoa[T int | int64 | uint16](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+// scoreJSON is a job's score, or null when it is no time (±inf, 1e300):
+// int64 of +inf is -9223372036854775808, which a reader would take for one.
+func scoreJSON(j model.Job) *int64 {
+	if j.ScoreOff != 0 {
+		return nil
+	}
+	s := j.Score
+	return &s
+}
+
+func scoreNote(j model.Job, active bool) string {
+	switch {
+	case j.ScoreOff == 0:
+		return ""
+	case active:
+		return model.DeadlineWords(j.ScoreOff)
+	case j.ScoreOff > 0:
+		return "+inf, or past any time"
+	}
+	return "-inf, or before any time"
+}

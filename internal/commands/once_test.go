@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
 )
 
 func TestOnceJSONSchema(t *testing.T) {
@@ -120,5 +122,24 @@ func TestOnceExitStatus(t *testing.T) {
 	}
 	if rc := Main([]string{"--once", "--url", "redis://u:secret@127.0.0.1:1"}, &out, &errb); rc != 1 || strings.Contains(errb.String(), "secret") {
 		t.Errorf("password in --url: rc = %d, stderr %q", rc, errb.String())
+	}
+}
+
+// In JSON a score that is no time is null with a note, never the int64 of
+// +inf (-9223372036854775808).
+func TestOnceJSONInfiniteScore(t *testing.T) {
+	cl, c := vtest.Cluster(t, 0)
+	id := echomq.NewJobID()
+	set, _ := keyspace.QueueKey("inf", keyspace.TypeActive)
+	row, _ := keyspace.JobKey("inf", id)
+	c.Do(bg, c.B().Zadd().Key(set).ScoreMember().ScoreMember(math.Inf(1), id).Build())
+	c.Do(bg, c.B().Hset().Key(row).FieldValue().FieldValue("attempts", "1").Build())
+	var out, errb bytes.Buffer
+	if rc := Main([]string{"--once", "--json", "--jobs", "5", "--addr", cl.Nodes[0].Addr()}, &out, &errb); rc != 0 {
+		t.Fatalf("rc %d %s", rc, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, `"score": null`) || !strings.Contains(s, `"score_note": "no deadline (+inf)"`) ||
+		strings.Contains(s, "9223372036854775808") {
+		t.Errorf("the +inf deadline in JSON:\n%s", s)
 	}
 }
