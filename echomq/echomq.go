@@ -182,7 +182,11 @@ func fenced(ctx context.Context, c valkey.Client, op string, s *valkey.Lua, queu
 	if withPending {
 		k = []string{keys.Pending, keys.Active, job}
 	}
-	arr, err := s.Exec(ctx, c, k, []string{id, strconv.FormatInt(attempts, 10)}).AsStrSlice()
+	var arr []string
+	err = TryAgain(ctx, func() (err error) {
+		arr, err = s.Exec(ctx, c, k, []string{id, strconv.FormatInt(attempts, 10)}).AsStrSlice()
+		return err
+	})
 	if err != nil {
 		return scriptErr(op, queue, err)
 	}
@@ -227,8 +231,12 @@ func RequeueExpired(ctx context.Context, c valkey.Client, queue string, limit in
 		if limit > 0 {
 			batch = min(batch, limit-moved)
 		}
-		n, err := requeueExpiredScript.Exec(ctx, c, []string{keys.Pending, keys.Active},
-			[]string{keys.JobPrefix, strconv.Itoa(batch)}).AsInt64()
+		var n int64
+		err := TryAgain(ctx, func() (err error) {
+			n, err = requeueExpiredScript.Exec(ctx, c, []string{keys.Pending, keys.Active},
+				[]string{keys.JobPrefix, strconv.Itoa(batch)}).AsInt64()
+			return err
+		})
 		if err != nil {
 			return moved, scriptErr("requeue-expired", queue, err)
 		}
@@ -250,7 +258,11 @@ func DrainStep(ctx context.Context, c valkey.Client, queue string, batch int) (r
 	if batch <= 0 || batch > DrainBatch {
 		batch = DrainBatch
 	}
-	v, err := drainScript.Exec(ctx, c, []string{keys.Pending}, []string{keys.JobPrefix, strconv.Itoa(batch)}).AsIntSlice()
+	var v []int64
+	err = TryAgain(ctx, func() (err error) {
+		v, err = drainScript.Exec(ctx, c, []string{keys.Pending}, []string{keys.JobPrefix, strconv.Itoa(batch)}).AsIntSlice()
+		return err
+	})
 	if err != nil {
 		return 0, 0, scriptErr("drain", queue, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 	"github.com/valkey-io/valkey-go"
@@ -136,6 +137,10 @@ func QueueExists(ctx context.Context, c valkey.Client, queue string) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	n, err := c.Do(ctx, c.B().Exists().Key(k.Pending, k.Active, k.Schedule, k.Meta).Build()).AsInt64()
+	var n int64
+	err = echomq.TryAgain(ctx, func() (err error) { // several keys: refused while the slot is half moved
+		n, err = c.Do(ctx, c.B().Exists().Key(k.Pending, k.Active, k.Schedule, k.Meta).Build()).AsInt64()
+		return err
+	})
 	return n > 0, err
 }

@@ -261,41 +261,83 @@ func (c *Cluster) Owner(slot int) (int, error) {
 // primary `to`, the way redis-cli --cluster reshard does: IMPORTING and
 // MIGRATING, MIGRATE of every key in batches, then SETSLOT NODE everywhere.
 func (c *Cluster) MoveSlots(from, to, lo, hi int) error {
-	src, dst := c.Nodes[from], c.Nodes[to]
 	for s := lo; s <= hi; s++ {
-		slot := strconv.Itoa(s)
-		if _, err := do(dst.Addr(), "CLUSTER", "SETSLOT", slot, "IMPORTING", src.ID); err != nil {
-			return fmt.Errorf("slot %d IMPORTING on %s: %w", s, dst.Addr(), err)
+		m, err := c.BeginMove(s, from, to)
+		if err != nil {
+			return err
 		}
-		if _, err := do(src.Addr(), "CLUSTER", "SETSLOT", slot, "MIGRATING", dst.ID); err != nil {
-			return fmt.Errorf("slot %d MIGRATING on %s: %w", s, src.Addr(), err)
+		if err := m.MigrateAll(); err != nil {
+			return err
 		}
-		for {
-			v, err := do(src.Addr(), "CLUSTER", "GETKEYSINSLOT", slot, "200")
-			if err != nil {
-				return err
-			}
-			keys, _ := v.([]any)
-			if len(keys) == 0 {
-				break
-			}
-			args := []string{"MIGRATE", "127.0.0.1", strconv.Itoa(dst.Port), "", "0", "10000", "REPLACE", "KEYS"}
-			for _, k := range keys {
-				args = append(args, fmt.Sprint(k))
-			}
-			if _, err := do(src.Addr(), args...); err != nil {
-				return fmt.Errorf("MIGRATE slot %d: %w", s, err)
-			}
+		if err := m.Finish(); err != nil {
+			return err
 		}
-		for _, n := range []*Node{dst, src} {
-			if _, err := do(n.Addr(), "CLUSTER", "SETSLOT", slot, "NODE", dst.ID); err != nil {
-				return fmt.Errorf("slot %d NODE on %s: %w", s, n.Addr(), err)
-			}
+	}
+	return nil
+}
+
+// Move is one slot's live resharding, step by step, as the cluster
+// specification gives it: IMPORTING on the target, MIGRATING on the
+// source, MIGRATE of the keys, SETSLOT NODE everywhere. Between the steps
+// the slot is split between two nodes, as a client meets it mid-move.
+type Move struct {
+	c        *Cluster
+	slot     string
+	src, dst *Node
+}
+
+// BeginMove marks slot as moving from node from to node to.
+func (c *Cluster) BeginMove(slot, from, to int) (*Move, error) {
+	m := &Move{c: c, slot: strconv.Itoa(slot), src: c.Nodes[from], dst: c.Nodes[to]}
+	if _, err := do(m.dst.Addr(), "CLUSTER", "SETSLOT", m.slot, "IMPORTING", m.src.ID); err != nil {
+		return nil, fmt.Errorf("slot %d IMPORTING on %s: %w", slot, m.dst.Addr(), err)
+	}
+	if _, err := do(m.src.Addr(), "CLUSTER", "SETSLOT", m.slot, "MIGRATING", m.dst.ID); err != nil {
+		return nil, fmt.Errorf("slot %d MIGRATING on %s: %w", slot, m.src.Addr(), err)
+	}
+	return m, nil
+}
+
+// Migrate moves the given keys of the slot to the target.
+func (m *Move) Migrate(keys ...string) error {
+	args := []string{"MIGRATE", "127.0.0.1", strconv.Itoa(m.dst.Port), "", "0", "10000", "REPLACE", "KEYS"}
+	if _, err := do(m.src.Addr(), append(args, keys...)...); err != nil {
+		return fmt.Errorf("MIGRATE slot %s: %w", m.slot, err)
+	}
+	return nil
+}
+
+// MigrateAll moves every key of the slot still on the source.
+func (m *Move) MigrateAll() error {
+	for {
+		v, err := do(m.src.Addr(), "CLUSTER", "GETKEYSINSLOT", m.slot, "200")
+		if err != nil {
+			return err
 		}
-		for _, n := range c.Nodes {
-			if n != src && n != dst && n.Primary < 0 && n.Running() {
-				_, _ = do(n.Addr(), "CLUSTER", "SETSLOT", slot, "NODE", dst.ID)
-			}
+		keys, _ := v.([]any)
+		if len(keys) == 0 {
+			return nil
+		}
+		var ks []string
+		for _, k := range keys {
+			ks = append(ks, fmt.Sprint(k))
+		}
+		if err := m.Migrate(ks...); err != nil {
+			return err
+		}
+	}
+}
+
+// Finish gives the slot to the target on both nodes, then on the others.
+func (m *Move) Finish() error {
+	for _, n := range []*Node{m.dst, m.src} {
+		if _, err := do(n.Addr(), "CLUSTER", "SETSLOT", m.slot, "NODE", m.dst.ID); err != nil {
+			return fmt.Errorf("slot %s NODE on %s: %w", m.slot, n.Addr(), err)
+		}
+	}
+	for _, n := range m.c.Nodes {
+		if n != m.src && n != m.dst && n.Primary < 0 && n.Running() {
+			_, _ = do(n.Addr(), "CLUSTER", "SETSLOT", m.slot, "NODE", m.dst.ID)
 		}
 	}
 	return nil

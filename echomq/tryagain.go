@@ -1,0 +1,54 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// TryAgainFor is how long a command refused with TRYAGAIN is tried again.
+var TryAgainFor = 5 * time.Second
+
+// ErrSlotMoving: the server kept refusing a multi-key command with
+// TRYAGAIN, its slot being migrated with the keys split between two nodes;
+// nothing was run.
+var ErrSlotMoving = errors.New("the queue's slot is being migrated (TRYAGAIN): nothing was written")
+
+// TryAgain runs do until it is not refused with TRYAGAIN, backing off from
+// 10 ms to 250 ms, for TryAgainFor at most. The server answers TRYAGAIN to
+// a command on several keys of a migrating slot when some have moved and
+// some not, before running anything, so running it again is safe for a
+// write too (valkey-go follows ASK and MOVED itself, not TRYAGAIN).
+func TryAgain(ctx context.Context, do func() error) error {
+	deadline := time.Now().Add(TryAgainFor)
+	wait := 10 * time.Millisecond
+	for {
+		err := do()
+		if !isTryAgain(err) {
+			return err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("%w for %v; try again when the migration has ended (%v)", ErrSlotMoving, TryAgainFor, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 250*time.Millisecond)
+	}
+}
+
+func isTryAgain(err error) bool {
+	if err == nil {
+		return false
+	}
+	if ve, ok := valkey.IsValkeyErr(err); ok {
+		return ve.IsTryAgain()
+	}
+	var ve *valkey.ValkeyError
+	return errors.As(err, &ve) && ve.IsTryAgain()
+}
