@@ -151,16 +151,36 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	}
 	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
 	set := map[string]bool{}
+	primary, walked := map[string]bool{}, map[string]bool{}
 	for _, i := range topo.Primaries() {
-		st := p.nodes[topo.Nodes[i].Addr]
+		addr := topo.Nodes[i].Addr
+		primary[addr] = true
+		st := p.nodes[addr]
 		if st == nil {
 			continue
 		}
+		walked[addr] = st.known != nil // a whole pass of it is done
 		for q := range st.known {
 			set[q] = true
 		}
 		for q := range st.passSeen {
 			set[q] = true
+		}
+	}
+	// A primary not yet walked whole (a replica just promoted, a node that
+	// took slots over) keeps the queues its slots had on the node that held
+	// them before: without them a poll after a failover showed half the
+	// queues and half the jobs as if complete, until discovery walked it.
+	for addr, st := range p.nodes {
+		if primary[addr] {
+			continue
+		}
+		for _, qs := range []map[string]bool{st.known, st.passSeen} {
+			for q := range qs {
+				if o := topo.OwnerOf(keyspace.QueueSlot(q)); o != nil && !walked[o.Addr] {
+					set[q] = true
+				}
+			}
 		}
 	}
 	out := make([]string, 0, len(set))
