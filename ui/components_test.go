@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/emqtop/theme"
 	"github.com/muesli/termenv"
 
+	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -1078,5 +1079,20 @@ func TestInfiniteDeadlinesInWords(t *testing.T) {
 	}
 	if strings.Contains(v, "106751d") || strings.Contains(v, "9223372036854775808") {
 		t.Errorf("an infinite score shown as a time:\n%s", v)
+	}
+}
+
+// A JSON payload is indented for reading, and still passes the gate: an
+// escape inside a string stays escaped.
+func TestPrettyJSON(t *testing.T) {
+	got := textgate.Lines(prettyJSON(`{"a":1,"b":["x","\u001b[2J"]}`))
+	want := "{\n  \"a\": 1,\n  \"b\": [\n    \"x\",\n    \"\\\\u001b[2J\"\n  ]\n}"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, p := range []string{`{"cut": "prev`, "plain text", "\x1b]52;c;eA==\a"} {
+		if prettyJSON(p) != p {
+			t.Errorf("%q is not whole JSON, yet it changed", p)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -145,7 +147,7 @@ func (d *detailView) loaded(msg jobMsg) {
 		if body != "" {
 			body += "\n"
 		}
-		body += ansi.Wrap(textgate.Lines(msg.d.Payload), d.vp.Width, "")
+		body += ansi.Wrap(textgate.Lines(prettyJSON(msg.d.Payload)), d.vp.Width, "")
 		if msg.d.PayloadLen > len(msg.d.Payload) {
 			body += "\n" + th.Warn.Render(fmt.Sprintf("… preview of the first %s of %s", textgate.Size(len(msg.d.Payload)), textgate.Size(msg.d.PayloadLen)))
 		}
@@ -363,4 +365,19 @@ func (d *detailView) size() string {
 		s += d.c.th.Warn.Render(fmt.Sprintf(" (showing the first %s)", textgate.Size(len(d.d.Payload))))
 	}
 	return s
+}
+
+// prettyJSON indents a payload that is whole JSON (an object or an
+// array), two spaces a level, for reading; anything else, or a preview
+// cut short, is shown as it is. Either way the gate comes after.
+func prettyJSON(p string) string {
+	t := strings.TrimSpace(p)
+	if len(t) < 2 || (t[0] != '{' && t[0] != '[') || !json.Valid([]byte(t)) {
+		return p
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(t), "", "  "); err != nil {
+		return p
+	}
+	return b.String()
 }

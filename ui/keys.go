@@ -16,6 +16,7 @@ func bind(keys []string, k, h string) key.Binding {
 // mark: read-only switches every action off in one place (setActions).
 type GlobalKeys struct {
 	Next, Prev, Back, Filter, Sort, Reverse    key.Binding
+	Hold                                       key.Binding
 	Pause, Faster, Slower, Narrow, Widen, Span key.Binding
 	Idle, Zoom, HeatMode, Spread, Find, Copy   key.Binding
 	RequeueAll, Drain                          key.Binding
@@ -30,6 +31,7 @@ func newGlobalKeys() GlobalKeys {
 		Filter:     bind([]string{"/"}, "/", "filter"),
 		Sort:       bind([]string{"s"}, "s", "sort"),
 		Reverse:    bind([]string{"S"}, "S", "reverse the sort"),
+		Hold:       bind([]string{"o"}, "o", "hold the rows' order, or follow the sort again"),
 		Pause:      bind([]string{"p"}, "p", "pause"),
 		Faster:     bind([]string{"+", "="}, "+", "poll more often"),
 		Slower:     bind([]string{"-"}, "-", "poll less often"),
@@ -56,7 +58,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Idle, k.Zoom, k.Find, k.Copy},
+		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Hold, k.Idle, k.Zoom, k.Find, k.Copy},
 		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span, k.HeatMode, k.Spread},
 		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}

@@ -2,11 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
@@ -54,6 +56,7 @@ type queueList struct {
 	name        string // the selected queue's name
 	sortKey     model.SortKey
 	reverse     bool
+	held        map[string]int // with o: each queue's row when the order was held; nil: the sort decides
 	filter      textFilter
 }
 
@@ -105,8 +108,37 @@ func (l *queueList) clearFilter() bool {
 	return true
 }
 
-func (l *queueList) nextSort()    { l.sortKey = l.sortKey.Next(); l.refresh() }
-func (l *queueList) reverseSort() { l.reverse = !l.reverse; l.refresh() }
+func (l *queueList) nextSort()    { l.sortKey = l.sortKey.Next(); l.held = nil; l.refresh() }
+func (l *queueList) reverseSort() { l.reverse = !l.reverse; l.held = nil; l.refresh() }
+
+// toggleHold holds the rows where they are (the live sort moves them
+// every poll; htop and k9s offer the same), or lets them follow the sort
+// again; it reports whether they are held now. s and S let go too.
+func (l *queueList) toggleHold() bool {
+	if l.held != nil {
+		l.held = nil
+		l.refresh()
+		return false
+	}
+	l.held = map[string]int{}
+	for i, qi := range l.view {
+		l.held[l.c.fold.Snap.Queues[qi].Name] = i
+	}
+	return true
+}
+
+// hold orders the view as it was when held: a queue held keeps its place,
+// a new one goes last, in the sort's order.
+func (l *queueList) hold() {
+	qs := l.c.fold.Snap.Queues
+	rank := func(qi int) int {
+		if r, ok := l.held[qs[qi].Name]; ok {
+			return r
+		}
+		return len(l.held)
+	}
+	sort.SliceStable(l.view, func(a, b int) bool { return rank(l.view[a]) < rank(l.view[b]) })
+}
 
 // selectName selects the queue of that name (the filter is cleared so it
 // is in view) and reports whether the list holds it.
@@ -124,7 +156,24 @@ func (l *queueList) refresh() {
 	if l.c.fold == nil {
 		return
 	}
-	l.view = l.c.fold.View(l.filter.Value(), l.sortKey, l.reverse)
+	f := l.filter.Value()
+	status, byStatus := strings.CutPrefix(f, "status:")
+	if byStatus {
+		f = ""
+	}
+	l.view = l.c.fold.View(f, l.sortKey, l.reverse)
+	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
+		kept := l.view[:0]
+		for _, qi := range l.view {
+			if w := ansi.Strip(queueStatus(l.c.th, &l.c.fold.Snap.Queues[qi])); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
+				kept = append(kept, qi)
+			}
+		}
+		l.view = kept
+	}
+	if l.held != nil {
+		l.hold()
+	}
 	l.sel = 0
 	for i, qi := range l.view {
 		if l.c.fold.Snap.Queues[qi].Name == l.name {
@@ -181,6 +230,9 @@ func (l *queueList) View() string {
 	header := fmt.Sprintf("  %-*s %5s %-8s %8s %8s %8s %7s", cols.nameW, h("NAME", model.SortName), h("SLOT", model.SortSlot),
 		h("NODE", model.SortNode), h("PENDING", model.SortPending), h("ACTIVE", model.SortActive), h("EXPIRED", model.SortExpired),
 		h("OLDEST", model.SortOldest))
+	if cols.sched {
+		header += fmt.Sprintf(" %9s", "SCHEDULED")
+	}
 	if cols.trend {
 		header += fmt.Sprintf("  %-*s", model.SparkBuckets+1, h("TREND 1m", model.SortGrowth))
 	}
@@ -199,6 +251,9 @@ func (l *queueList) View() string {
 		lines = append(lines, th.Dim.Render("  "+msg))
 	}
 	title := fmt.Sprintf("Queues %d · sort %s, %s", len(l.view), l.sortKey, l.sortKey.Order(l.reverse))
+	if l.held != nil {
+		title = fmt.Sprintf("Queues %d · order held (o: follow the sort)", len(l.view))
+	}
 	if rows := l.rows(); len(l.view) > rows {
 		title += " · " + position(l.offset, min(len(l.view), l.offset+rows), len(l.view))
 	}
@@ -210,8 +265,8 @@ func (l *queueList) View() string {
 
 // listColumns are the optional columns that fit a width, and the name's.
 type listColumns struct {
-	nameW         int
-	trend, status bool
+	nameW                int
+	trend, status, sched bool // sched: the SCHEDULED column, as --once has it
 }
 
 func (l *queueList) columns(in int) listColumns {
@@ -222,6 +277,7 @@ func (l *queueList) columns(in int) listColumns {
 	if c.status {
 		c.nameW = min(40, max(8, c.nameW-30))
 	}
+	c.sched = in >= 130 // before STATUS, which is last and takes what is left
 	return c
 }
 
@@ -241,6 +297,9 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 	}
 	line := mark + fit(textgate.Text(q.Name), cols.nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
 		human(q.Pending), human(q.Active)) + exp + fmt.Sprintf(" %7s", oldest)
+	if cols.sched {
+		line += fmt.Sprintf(" %9s", human(q.Scheduled))
+	}
 	if cols.trend {
 		line += "  " + fit(sparkline(th, q.Spark), model.SparkBuckets) + directionMark(th, q.Trend.Direction)
 	}

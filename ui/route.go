@@ -102,6 +102,11 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Reverse):
 		m.queues.reverseSort()
 		return m.selectionChanged()
+	case key.Matches(msg, k.Hold):
+		if m.queues.toggleHold() {
+			return m.say("the rows hold their order: new queues go last (o follows the sort again)", false)
+		}
+		return m.say("the rows follow the sort again", false)
 	case key.Matches(msg, k.Pause):
 		m.paused = !m.paused
 		return m.pollNow()

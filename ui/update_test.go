@@ -629,3 +629,57 @@ func TestSizeCap(t *testing.T) {
 		t.Error("the cap is said again")
 	}
 }
+
+// o holds the rows' order while the figures move (the live sort reordered
+// them every poll); a new queue goes last; o again follows the sort.
+func TestHoldTheOrder(t *testing.T) {
+	src := &fakeSource{snap: fixture(0)}
+	m := ready(src, 120, 40, Options{})
+	names := func() []string {
+		var out []string
+		for _, qi := range m.queues.view {
+			out = append(out, m.queues.c.fold.Snap.Queues[qi].Name)
+		}
+		return out
+	}
+	press(m, "o")
+	before := names()
+	next := fixture(0)
+	for i := range next.Queues { // the counts turn over: a live sort would reverse the rows
+		next.Queues[i].Expired = int64(100 - i)
+	}
+	next.Queues = append(next.Queues, model.Queue{Name: "zz-new", Expired: 1000, OldestPendingAgeMs: -1})
+	next.TakenAt = next.TakenAt.Add(time.Second)
+	m.Update(snapshotMsg{snap: next, seq: m.pollSeq})
+	after := names()
+	if strings.Join(after[:len(before)], ",") != strings.Join(before, ",") || after[len(after)-1] != "zz-new" {
+		t.Errorf("held: %v became %v", before, after)
+	}
+	if !strings.Contains(m.View(), "order held") {
+		t.Error("the title does not say the order is held")
+	}
+	press(m, "o")
+	if names()[0] != "zz-new" {
+		t.Errorf("o again: the sort (expired, most first) does not lead with zz-new: %v", names())
+	}
+}
+
+// /status:stuck keeps the queues whose STATUS says stuck.
+func TestFilterByStatus(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(0)}, 160, 40, Options{})
+	press(m, "/", "s", "t", "a", "t", "u", "s", ":", "s", "t", "u", "c", "k", "enter")
+	var got []string
+	for _, qi := range m.queues.view {
+		q := &m.queues.c.fold.Snap.Queues[qi]
+		got = append(got, q.Name)
+		if q.Expired == 0 {
+			t.Errorf("%s kept by /status:stuck with nothing expired", q.Name)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("/status:stuck kept nothing; the fixture has stuck queues")
+	}
+	if !strings.Contains(m.View(), "filter /status:stuck") {
+		t.Error("the title does not say the filter")
+	}
+}
