@@ -155,7 +155,10 @@ type Snapshot struct {
 	// DiscoveryComplete is true once every primary finished a SCAN pass.
 	DiscoveryComplete bool
 	Notes             []string // things the operator should know (replica reads refused, ...)
-	Poll              PollStats
+	// Load is the servers' own load per slot (CLUSTER SLOT-STATS); nil
+	// before the first read.
+	Load *SlotLoad
+	Poll PollStats
 	// Totals over time: pending of every queue over the last minute, in
 	// SparkBuckets buckets, and its trend; a poll with a node not
 	// answering is a gap, since its total would be partial.

@@ -55,6 +55,9 @@ type Options struct {
 	// Budget is the server time the poller's reads may cost each node, a
 	// share of one core [0.02] (budget.go).
 	Budget float64
+	// SlotStatsEvery is the shortest time between two reads of a primary's
+	// CLUSTER SLOT-STATS [5s]; the budget stretches it.
+	SlotStatsEvery time.Duration
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -100,6 +103,9 @@ func (o *Options) defaults() {
 	if o.Budget <= 0 {
 		o.Budget = 0.02
 	}
+	if o.SlotStatsEvery <= 0 {
+		o.SlotStatsEvery = SlotStatsEvery
+	}
 }
 
 // nodeState is what the poller remembers of one node between polls.
@@ -128,6 +134,10 @@ type nodeState struct {
 	timedOut             bool        // it gave no answer in time at the last poll it was sent
 	answered             atomic.Bool // a background probe got an answer since
 	cost                 nodeCost    // what its reads cost it (budget.go)
+	// its slots' load (slotstats.go): the last read, and its figures
+	slots     slotStatsState
+	slotKeys  map[uint16]int64
+	slotRates map[uint16][2]float64 // µs of CPU and bytes a second
 }
 
 // Poller takes snapshots. Poll is not safe for concurrent use: a poll is
@@ -135,6 +145,8 @@ type nodeState struct {
 type Poller struct {
 	c   valkey.Client
 	opt Options
+
+	load *model.SlotLoad // the servers' load per slot, as last read (slotstats.go)
 
 	mu       sync.Mutex
 	topo     *model.Topology
@@ -291,6 +303,9 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	}
 	p.settle(results)
 	snap := p.assemble(topo, queues, results)
+	if topo.Cluster {
+		p.slotStats(ctx, topo, clients, snap)
+	}
 	p.budget(snap)
 	snap.Poll.Duration = time.Since(start)
 	snap.TakenAt = time.Now()

@@ -20,7 +20,7 @@ var readCommands = map[string]bool{
 	"HGETALL": true, "HSTRLEN": true, "EVAL_RO": true, "EVALSHA_RO": true, "ROLE": true, "PING": true,
 	"READONLY": true, "ASKING": true, "DBSIZE": true,
 	"CLUSTER SHARDS": true, "CLUSTER SLOTS": true, "CLUSTER NODES": true, "CLUSTER INFO": true,
-	"CLUSTER MYID": true, "CLUSTER KEYSLOT": true,
+	"CLUSTER MYID": true, "CLUSTER KEYSLOT": true, "CLUSTER SLOT-STATS": true,
 	// loading a script changes no data; the read-only snapshot needs it
 	"SCRIPT LOAD": true,
 	// what change-driven polling asks of its own connection: no data
