@@ -49,7 +49,14 @@ func Start(o EnvOptions) (*Env, error) {
 		}
 		e.Embedded, e.mini, e.Addrs = true, m, []string{m.Addr()}
 	} else {
-		c, err := testcluster.Start(testcluster.Options{Primaries: o.Primaries, Replicas: o.Replicas})
+		// on Valkey 8+ the demo turns the slot stats' CPU and network on, so
+		// the heatmap's server modes have figures (a server of the demo's
+		// own: emqtop never changes a server's configuration)
+		var extra []string
+		if name, major, err := testcluster.ServerVersion(); err == nil && name == "valkey" && major >= 8 {
+			extra = append(extra, "cluster-slot-stats-enabled yes")
+		}
+		c, err := testcluster.Start(testcluster.Options{Primaries: o.Primaries, Replicas: o.Replicas, Extra: extra})
 		if err != nil {
 			return nil, err
 		}

@@ -59,6 +59,9 @@ type HeatCell struct {
 	Expired   int64
 	Queues    int
 	Level     int // brightness 0..4 on a log scale of load against the busiest cell
+	// the servers' own load in the range (Snapshot.Load): keys, and µs of
+	// CPU and bytes of network a second, rounded
+	Keys, CPU, Net int64
 }
 
 // CellRange is the slot range of cell i of n.
@@ -94,6 +97,7 @@ func (f *Fold) Heatmap(n int) []HeatCell {
 	for i := range cells {
 		lo, hi := CellRange(i, n)
 		c := HeatCell{Lo: lo, Hi: hi, Owner: -1}
+		var cpu, net float64
 		clear(counts)
 		for s := int(lo); s <= int(hi); s++ {
 			o := owner[s]
@@ -105,7 +109,17 @@ func (f *Fold) Heatmap(n int) []HeatCell {
 			c.Load += f.SlotLoad[s]
 			c.Expired += f.SlotExpired[s]
 			c.Queues += f.InSlot(uint16(s))
+			if l := f.Snap.Load; l != nil {
+				if l.Keys != nil {
+					c.Keys += l.Keys[s]
+				}
+				if l.CPU != nil {
+					cpu += l.CPU[s]
+					net += l.Net[s]
+				}
+			}
 		}
+		c.CPU, c.Net = int64(math.Round(cpu)), int64(math.Round(net))
 		best := 0
 		for o, k := range counts {
 			if k > best {

@@ -701,8 +701,72 @@ func TestHeatModes(t *testing.T) {
 	if lit == 0 || !strings.Contains(m.View(), "expired per cell") {
 		t.Error("expired mode lights nothing, or its title does not say it")
 	}
+	for _, want := range []string{"keys per cell", "CPU per cell", "network per cell"} {
+		if v := press(m, "m").View(); !strings.Contains(v, want) {
+			t.Errorf("m: no %q:\n%s", want, v)
+		}
+	}
 	if press(m, "m"); m.heat.mode != heatJobs {
 		t.Error("m does not come back to jobs")
+	}
+}
+
+// The heatmap by the servers' own load (CLUSTER SLOT-STATS): each mode
+// says in words why it has nothing (not read yet, no such command, the
+// stats' CPU off and how to turn it on); with the figures, the busiest
+// slot is lit and the scale is in the mode's unit.
+func TestHeatServerModes(t *testing.T) {
+	s := fixture(0)
+	m := ready(&fakeSource{snap: s}, 160, 40, Options{})
+	m.heat.mode = heatCPU
+	if v := m.View(); !strings.Contains(v, "CPU per cell: not available") || !strings.Contains(v, "CPU: not read yet") {
+		t.Errorf("no Load:\n%s", v)
+	}
+	s = m.c.snap
+	keysOnly := &model.SlotLoad{Keys: make([]int64, 16384), Nodes: map[string]model.SlotStatsNode{}}
+	for _, n := range s.Nodes[:3] {
+		keysOnly.Nodes[n.Addr] = model.SlotStatsNode{Mode: model.SlotStatsKeys, Why: "cluster-slot-stats-enabled is off: CONFIG SET cluster-slot-stats-enabled yes"}
+	}
+	keysOnly.Keys[105] = 40
+	s.Load = keysOnly
+	m.c.fold = model.NewFold(s)
+	if v := m.View(); !strings.Contains(v, "CPU: :7000: cluster-slot-stats-enabled is off") {
+		t.Errorf("keys only, CPU mode:\n%s", v)
+	}
+	m.heat.mode = heatSrvKeys
+	if v := m.View(); !strings.Contains(v, "keys per cell") || strings.Contains(v, "keys per cell:") {
+		t.Errorf("keys only, keys mode: %s", strings.Split(v, "\n")[1])
+	}
+	full := &model.SlotLoad{Keys: keysOnly.Keys, CPU: make([]float64, 16384), Net: make([]float64, 16384), Nodes: map[string]model.SlotStatsNode{}}
+	for _, n := range s.Nodes[:3] {
+		full.Nodes[n.Addr] = model.SlotStatsNode{Mode: model.SlotStatsFull, RatesOver: 5 * time.Second}
+	}
+	full.CPU[105], full.CPU[9000] = 380_000, 2_000 // 38% and 0.2% of a core
+	s.Load = full
+	m.c.fold = model.NewFold(s)
+	m.heat.mode = heatCPU
+	v := m.View()
+	if !strings.Contains(v, "CPU per cell") || !strings.Contains(v, "380.0ms/s") {
+		t.Errorf("full, CPU mode: %s", strings.Split(v, "\n")[1])
+	}
+	cells := m.c.heatmap(m.heat.cells())
+	if i := model.CellOf(105, len(cells)); m.heat.levels[i] != 4 {
+		t.Errorf("slot 105's cell at level %d, want the brightest", m.heat.levels[i])
+	}
+	// the spread: each primary's share of the keys and the CPU, and the
+	// hot slot named with its queues
+	for addr, st := range full.Nodes {
+		st.Keys, st.CPU = 40, 1000
+		if addr == "127.0.0.1:7000" {
+			st.CPU = 382_000
+		}
+		full.Nodes[addr] = st
+	}
+	press(m, "%")
+	m.nodes.SetSize(100, 14)
+	v = ansi.Strip(m.nodes.View())
+	if !strings.Contains(v, "KEYS") || !strings.Contains(v, "CPU") || !strings.Contains(v, "hottest: slot 105 · 99% of :7000's CPU · orders") {
+		t.Errorf("the spread lacks the servers' load:\n%s", v)
 	}
 }
 

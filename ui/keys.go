@@ -40,7 +40,7 @@ func newGlobalKeys() GlobalKeys {
 		Span:       bind([]string{"t"}, "t", "trend: the last minute or hour"),
 		Idle:       bind([]string{"i"}, "i", "hide or show idle (emptied) queues"),
 		Zoom:       bind([]string{"z"}, "z", "zoom: the focused pane takes the screen"),
-		HeatMode:   bind([]string{"m"}, "m", "heatmap: jobs, queues or expired per cell"),
+		HeatMode:   bind([]string{"m"}, "m", "heatmap mode: jobs, queues, expired, keys, CPU, network"),
 		Spread:     bind([]string{"%"}, "%", "nodes: counts or each one's share (the spread)"),
 		Find:       bind([]string{"f"}, "f", "find a job by its id, on every primary"),
 		Copy:       bind([]string{"c"}, "c", "copy the selected job id, else the queue name (OSC 52)"),

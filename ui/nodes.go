@@ -86,6 +86,11 @@ func (p *nodesPane) View() string {
 		}
 	}
 	lines = append(lines, notes...)
+	if p.shares {
+		if hot := p.hotSlot(common); hot != "" {
+			lines = append(lines, hot)
+		}
+	}
 	lines = append(lines, p.readMode(common)...)
 	if len(s.TotalSpark) > 0 {
 		p1, _, _ := s.Totals()
@@ -350,6 +355,22 @@ func (p *nodesPane) columns(w int, common string, sp spread) []nodeCol {
 			{"JOBS", 5, 0, share(5, jobs, sp.jobs, nil)},
 			{"EXPIRED", 7, 0, share(7, expired, sp.expired, hasExpired)},
 		}
+		// the servers' own load (SLOT-STATS), where they gave it
+		if l := s.Load; l != nil {
+			var keysAll, cpuAll int64
+			for _, st := range l.Nodes {
+				keysAll += st.Keys
+				cpuAll += int64(st.CPU)
+			}
+			srvKeys := func(n model.NodeStatus) int64 { return l.Nodes[n.Addr].Keys }
+			srvCPU := func(n model.NodeStatus) int64 { return int64(l.Nodes[n.Addr].CPU) }
+			if l.Keys != nil {
+				cols = append(cols, nodeCol{"KEYS", 5, 3, share(5, srvKeys, keysAll, nil)})
+			}
+			if l.CPU != nil {
+				cols = append(cols, nodeCol{"CPU", 5, 4, share(5, srvCPU, cpuAll, nil)})
+			}
+		}
 	} else {
 		budget := s.Poll.Budget
 		cols = []nodeCol{
@@ -403,4 +424,52 @@ func roundTrip(d time.Duration) string {
 		return fmt.Sprintf("%.1fms", float64(d.Round(100*time.Microsecond))/1e6)
 	}
 	return every(d.Round(time.Millisecond))
+}
+
+// hotSlot names the slot that costs its node the most CPU (or, without
+// CPU, holds the most keys), with its share of that node and its queues:
+// "slot 105 · 38% of :7001's CPU · orders, fills".
+func (p *nodesPane) hotSlot(common string) string {
+	s := p.c.snap
+	l := s.Load
+	if l == nil || (l.Keys == nil && l.CPU == nil) || p.c.fold == nil {
+		return ""
+	}
+	best, what := -1, "CPU"
+	val := func(i int) float64 { return l.CPU[i] }
+	if l.CPU == nil {
+		what, val = "keys", func(i int) float64 { return float64(l.Keys[i]) }
+	}
+	for i := range 16384 {
+		if best < 0 || val(i) > val(best) {
+			best = i
+		}
+	}
+	owner := s.Topology.OwnerOf(uint16(best))
+	if owner == nil || val(best) <= 0 {
+		return ""
+	}
+	st := l.Nodes[owner.Addr]
+	of := st.CPU
+	if what == "keys" {
+		of = float64(st.Keys)
+	}
+	line := fmt.Sprintf("hottest: slot %d", best)
+	if of > 0 {
+		line += fmt.Sprintf(" · %.0f%% of %s's %s", 100*val(best)/of, shortAddr(owner.Addr, common), what)
+	}
+	var names []string
+	for _, q := range p.c.fold.QueuesIn(uint16(best), uint16(best)) {
+		if len(names) == 3 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, textgate.Bounded(q.Name, 20))
+	}
+	if len(names) > 0 {
+		line += " · " + strings.Join(names, ", ")
+	} else {
+		line += " · no queue: other keys"
+	}
+	return p.c.th.Warn.Render(line)
 }

@@ -45,6 +45,18 @@ type jsonNode struct {
 	// and why
 	Tracking bool   `json:"tracking"`
 	Full     string `json:"full,omitempty"`
+	// the server's own load over its slots (CLUSTER SLOT-STATS), totals
+	// only: never a figure per slot
+	Load *jsonLoad `json:"slot_stats,omitempty"`
+}
+
+type jsonLoad struct {
+	Mode       string   `json:"mode"` // full, keys, none, error
+	Why        string   `json:"why,omitempty"`
+	Keys       int64    `json:"keys"`
+	CPUUsec    *float64 `json:"cpu_usec_per_s"`      // null until two reads give a rate
+	NetBytes   *float64 `json:"network_bytes_per_s"` // in and out
+	ReadCostMs float64  `json:"read_cost_ms"`        // the server time of one read of its slots
 }
 
 type jsonCost struct {
@@ -107,6 +119,16 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 		}
 		if n.Trips > 0 {
 			j.Cost = &jsonCost{Scripts: n.Scripts, Commands: n.Commands, RoundTrips: n.Trips}
+		}
+		if s.Load != nil {
+			if st, ok := s.Load.Nodes[n.Addr]; ok {
+				jl := &jsonLoad{Mode: st.Mode, Why: st.Why, Keys: st.Keys, ReadCostMs: ms(st.Cost)}
+				if st.Mode == model.SlotStatsFull && st.RatesOver > 0 {
+					cpu, net := st.CPU, st.Net
+					jl.CPUUsec, jl.NetBytes = &cpu, &net
+				}
+				j.Load = jl
+			}
 		}
 		out.Nodes = append(out.Nodes, j)
 	}

@@ -143,3 +143,55 @@ func TestOnceJSONInfiniteScore(t *testing.T) {
 		t.Errorf("the +inf deadline in JSON:\n%s", s)
 	}
 }
+
+// --once --json carries each primary's slot stats as totals (never a
+// figure per slot): on Valkey 8 the keys, on Redis 7 why there are none.
+func TestOnceJSONSlotStats(t *testing.T) {
+	name, major, err := testcluster.ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, c := vtest.Cluster(t, 3)
+	for i := 0; i < 5; i++ {
+		echomq.Enqueue(bg, c, "orders", []byte("x"))
+	}
+	var out, errb bytes.Buffer
+	if rc := Main([]string{"--once", "--json", "--addr", cl.Nodes[0].Addr()}, &out, &errb); rc != 0 {
+		t.Fatalf("rc %d %s", rc, errb.String())
+	}
+	var doc struct {
+		Nodes []struct {
+			Role string
+			Load *struct {
+				Mode string
+				Why  string
+				Keys int64
+				CPU  *float64 `json:"cpu_usec_per_s"`
+			} `json:"slot_stats"`
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keys int64
+	for _, n := range doc.Nodes {
+		if n.Role != "primary" {
+			continue
+		}
+		switch {
+		case n.Load == nil:
+			t.Fatalf("a primary without slot_stats:\n%s", out.String())
+		case name == "valkey" && major >= 8 && (n.Load.Mode != "keys" || !strings.Contains(n.Load.Why, "cluster-slot-stats-enabled is off")):
+			t.Errorf("Valkey without the stats on: %+v", *n.Load)
+		case (name != "valkey" || major < 8) && (n.Load.Mode != "none" || !strings.Contains(n.Load.Why, "has no CLUSTER SLOT-STATS")):
+			t.Errorf("%s %d: %+v", name, major, *n.Load)
+		}
+		if n.Load.CPU != nil {
+			t.Errorf("a CPU rate from one read: %v", *n.Load.CPU)
+		}
+		keys += n.Load.Keys
+	}
+	if name == "valkey" && major >= 8 && keys != 6 { // the pending set and 5 job rows
+		t.Errorf("%d keys in all by SLOT-STATS, want 6", keys)
+	}
+}

@@ -179,6 +179,14 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 	if up != 3 {
 		t.Errorf("%d nodes up in the metrics, want 3:\n%s", up, out)
 	}
+	// the servers' own load, per node: keys on Valkey 8, none on Redis 7
+	name, major, err := testcluster.ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out, "emqtop_node_keys{"); (name == "valkey" && major >= 8) != (got == 3) || (got != 0 && got != 3) {
+		t.Errorf("%d emqtop_node_keys series on %s %d", got, name, major)
+	}
 	if strings.Contains(out, `emqtop_queue_jobs{queue="broken"`) || strings.Contains(out, `emqtop_queue_expired_jobs{queue="broken"`) {
 		t.Errorf("a queue that could not be read exports counts:\n%s", out)
 	}

@@ -25,6 +25,7 @@ type collector struct {
 	lastErrs int
 
 	jobs, oldest, expired, up, age, ssh, readErr, dupes *prometheus.Desc
+	srvKeys, srvCPU, srvNet                             *prometheus.Desc
 }
 
 func newCollector(h *Hub, sessions func() int) *collector {
@@ -46,6 +47,12 @@ func newCollector(h *Hub, sessions func() int) *collector {
 		readErr: prometheus.NewDesc("emqtop_queue_read_error",
 			"1 for a queue the last poll could not read (a key of the wrong type, a refused script): it has no count series, not zeros.",
 			[]string{"queue"}, nil),
+		srvKeys: prometheus.NewDesc("emqtop_node_keys",
+			"Keys in the primary's slots, every key (CLUSTER SLOT-STATS; absent where the server has no such command).", []string{"node"}, nil),
+		srvCPU: prometheus.NewDesc("emqtop_node_slot_cpu_seconds_per_second",
+			"Server CPU time a second spent on the primary's slots (CLUSTER SLOT-STATS with cluster-slot-stats-enabled).", []string{"node"}, nil),
+		srvNet: prometheus.NewDesc("emqtop_node_slot_network_bytes_per_second",
+			"Network bytes in and out a second for the primary's slots (CLUSTER SLOT-STATS with cluster-slot-stats-enabled).", []string{"node"}, nil),
 		dupes: prometheus.NewDesc("emqtop_label_collisions",
 			"Series left out because their label value, once through the text gate, was another's (never expected: the gate is injective).",
 			nil, nil),
@@ -55,7 +62,7 @@ func newCollector(h *Hub, sessions func() int) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	c.pollDur.Describe(ch)
 	c.errs.Describe(ch)
-	for _, d := range []*prometheus.Desc{c.jobs, c.oldest, c.expired, c.up, c.age, c.ssh, c.readErr, c.dupes} {
+	for _, d := range []*prometheus.Desc{c.jobs, c.oldest, c.expired, c.up, c.age, c.ssh, c.readErr, c.dupes, c.srvKeys, c.srvCPU, c.srvNet} {
 		ch <- d
 	}
 }
@@ -101,6 +108,16 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, v, textgate.Text(n.Addr))
+		if snap.Load == nil {
+			continue
+		}
+		if st, ok := snap.Load.Nodes[n.Addr]; ok && (st.Mode == model.SlotStatsFull || st.Mode == model.SlotStatsKeys) {
+			ch <- prometheus.MustNewConstMetric(c.srvKeys, prometheus.GaugeValue, float64(st.Keys), textgate.Text(n.Addr))
+			if st.Mode == model.SlotStatsFull && st.RatesOver > 0 {
+				ch <- prometheus.MustNewConstMetric(c.srvCPU, prometheus.GaugeValue, st.CPU/1e6, textgate.Text(n.Addr))
+				ch <- prometheus.MustNewConstMetric(c.srvNet, prometheus.GaugeValue, st.Net, textgate.Text(n.Addr))
+			}
+		}
 	}
 	for i := range snap.Queues {
 		q := &snap.Queues[i]
