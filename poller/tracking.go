@@ -227,11 +227,20 @@ func shortDuration(d time.Duration) string {
 func (p *Poller) closeTrackers() {
 	ch := &p.ch
 	ch.mu.Lock()
-	defer ch.mu.Unlock()
 	ch.closed = true
+	var ts []*Tracker
 	for _, tr := range ch.trackers {
 		if tr.t != nil {
-			go tr.t.Close()
+			ts = append(ts, tr.t)
 		}
 	}
+	ch.mu.Unlock()
+	// closed in parallel, and waited for: Close returns once every
+	// tracking connection is closed (it returned before, leaving them open)
+	var wg sync.WaitGroup
+	for _, t := range ts {
+		wg.Add(1)
+		go func() { defer wg.Done(); t.Close() }()
+	}
+	wg.Wait()
 }

@@ -51,6 +51,16 @@ type common struct {
 	heat heatCache
 	mem  *queueMemory // the queues seen this session
 	out  []tea.Msg    // what the components emitted for the root
+	seqs int          // the session's sequence of async work (nextSeq)
+}
+
+// nextSeq numbers a piece of async work for the whole session: an answer
+// carries its number, and one that is not the awaited number is dropped.
+// A component's own counter restarts with the component, so an answer of
+// an earlier overlay could be taken by a later one.
+func (c *common) nextSeq() int {
+	c.seqs++
+	return c.seqs
 }
 
 // heatCache keeps the heatmap's cells of one fold and size, so frames

@@ -1160,3 +1160,33 @@ func TestPrettyJSON(t *testing.T) {
 		}
 	}
 }
+
+// An answer of a find in an earlier overlay is never taken by a later one:
+// each overlay's sequence once restarted at 0, so a slow answer of the
+// first find opened the wrong job in the second.
+func TestFindAnswerOfAnEarlierOverlayIsDropped(t *testing.T) {
+	src := &fakeFinder{fakeSource: &fakeSource{snap: fixture(30)}, id: liveID, queue: "tenant-12", steps: 3}
+	m := ready(src.fakeSource, 120, 40, Options{})
+	m.src = src
+	m = press(m, "f")
+	for _, r := range liveID {
+		m.Update(keyMsg(string(r)))
+	}
+	_, first := m.Update(keyMsg("enter")) // the first find starts: its answer is held back
+	m = press(m, "esc", "f")
+	for _, r := range stuckID {
+		m.Update(keyMsg(string(r)))
+	}
+	m.Update(keyMsg("enter")) // the second find starts; the first's answer comes now
+	late := first()
+	m.Update(late)
+	if m.find == nil || m.find.id != stuckID {
+		t.Fatalf("the second find's overlay is gone or changed: %+v", m.find)
+	}
+	if m.detail != nil {
+		t.Errorf("the first find's late answer opened %s in the second find", m.detail.job.ID)
+	}
+	if m.find.search != nil {
+		t.Error("the second find took the first one's search")
+	}
+}

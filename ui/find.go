@@ -121,7 +121,7 @@ func (f *findView) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, f.keys.Cancel):
-			f.seq++ // whatever is in flight is dropped when it answers
+			f.seq = f.c.nextSeq() // whatever is in flight is dropped when it answers
 			return f.c.emit(closeMsg{})
 		case key.Matches(msg, f.keys.Find):
 			return f.start()
@@ -140,7 +140,7 @@ func (f *findView) start() tea.Cmd {
 	if f.id == "" {
 		return nil
 	}
-	f.seq++
+	f.seq = f.c.nextSeq() // the session's: a find of an earlier overlay can never match it
 	f.running, f.err, f.p, f.search = true, nil, model.FindProgress{}, nil
 	seq, src, id := f.seq, f.src, f.id
 	return func() tea.Msg {

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"syscall"
 	"time"
 
@@ -67,7 +68,14 @@ const MemoryLimit = 96 << 20
 // 16 MB (at least MemoryLimit), unless the environment sets its own. A fixed limit
 // under the live heap (the hour of history of 100,000 queues is 270 MB)
 // would have the GC run without pause: half the dashboard's CPU went to it.
-func LimitMemory() {
+func LimitMemory() { limitOnce.Do(limitMemory) }
+
+// limitOnce: one process, one limit and one sampler, however many
+// dashboards it runs (each run started a ticker of its own that never
+// stopped).
+var limitOnce sync.Once
+
+func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}

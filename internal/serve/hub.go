@@ -45,6 +45,7 @@ type Hub struct {
 	next     int // session ids
 	sessions map[int]*want
 	stats    Stats
+	keep     int // the most poll durations kept between two TakeStats (maxDurations)
 }
 
 // want is what one session asks of the poller.
@@ -57,15 +58,21 @@ type want struct {
 type Stats struct {
 	Polls, Errors int
 	LastPoll      time.Duration
-	Durations     []time.Duration // since the last Take
+	Durations     []time.Duration // since the last Take, at most maxDurations
+	Dropped       int             // durations left out of Durations since the last Take
 }
+
+// maxDurations bounds the durations kept between two takes by default
+// (Hub.keep): with no metrics (nothing takes them) they were kept for
+// ever, a slow leak; a scraper that stops scraping costs nothing either.
+const maxDurations = 4096
 
 // NewHub makes a hub on a poller and its client (for the job reads).
 func NewHub(p *poller.Poller, c valkey.Client, interval time.Duration) *Hub {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	return &Hub{p: p, c: c, interval: interval, changed: make(chan struct{}), sessions: map[int]*want{}}
+	return &Hub{p: p, c: c, interval: interval, changed: make(chan struct{}), sessions: map[int]*want{}, keep: maxDurations}
 }
 
 // Run polls until ctx ends: at each interval, the union of the sessions'
@@ -111,7 +118,11 @@ func (h *Hub) pollOnce(ctx context.Context) {
 	defer h.mu.Unlock()
 	h.stats.Polls++
 	h.stats.LastPoll = took
-	h.stats.Durations = append(h.stats.Durations, took)
+	if len(h.stats.Durations) < h.keep {
+		h.stats.Durations = append(h.stats.Durations, took)
+	} else {
+		h.stats.Dropped++
+	}
 	if err != nil {
 		h.stats.Errors++
 		h.err = err
@@ -175,7 +186,7 @@ func (h *Hub) TakeStats() (Stats, int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.stats
-	h.stats.Durations = nil
+	h.stats.Durations, h.stats.Dropped = nil, 0
 	return s, len(h.sessions)
 }
 

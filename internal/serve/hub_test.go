@@ -194,3 +194,28 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 		t.Error("a raw escape, or a label per job or slot")
 	}
 }
+
+// The poll durations kept for the metrics are bounded: serve without
+// --metrics (nothing takes them) kept one a poll for ever.
+func TestHubKeepsBoundedDurations(t *testing.T) {
+	h, _, _ := hubOn(t)
+	h.mu.Lock()
+	h.keep = 5
+	h.mu.Unlock()
+	h.TakeStats()
+	_, seq0, _ := h.Latest()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, seq, _ := h.Latest(); seq >= seq0+20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("20 polls did not come in 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	st, _ := h.TakeStats()
+	if len(st.Durations) != 5 || st.Dropped < 14 {
+		t.Errorf("kept %d durations, dropped %d, after 20 polls with a bound of 5", len(st.Durations), st.Dropped)
+	}
+}
