@@ -55,7 +55,10 @@ var scenes = []scene{
 		after: [][]string{{"s"}}},
 	{name: "spread", title: "The spread: each primary's share of slots, queues, jobs and expired; the heatmap by queues per cell",
 		keys:  [][]string{{"%"}, {"m"}},
-		after: [][]string{{"m", "m"}}},
+		after: [][]string{{"m", "m", "m", "m", "m"}}},
+	{name: "slotstats", title: "The servers' own load (CLUSTER SLOT-STATS): network bytes per cell, each primary's share of keys and CPU, the hottest slot",
+		keys:  [][]string{{"m", "m", "m", "m", "m"}},
+		after: [][]string{{"m"}}, settle: 7 * time.Second},
 	// last: it kills a node of the demo
 	{name: "down", title: "A primary killed: DEGRADED, its row in words, its slots hatched, its queues flagged",
 		before: killPrimary, settle: 4 * time.Second},
