@@ -36,6 +36,8 @@ usage:
   emqtop requeue --queue Q --job ID --attempts N
   emqtop requeue --queue Q --expired [--limit N]
   emqtop drain --queue Q --yes
+  emqtop rebalance [--by jobs|queues|expired|keys|cpu] [--max-moves N] [--json]
+                              a plan of slot moves that evens the load, and its commands (never run)
   emqtop keys                 the key table, as Markdown
 `
 
@@ -50,6 +52,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return runRequeue(args[1:], stdout, stderr)
 		case "drain":
 			return runDrain(args[1:], stdout, stderr)
+		case "rebalance":
+			return runRebalance(args[1:], stdout, stderr)
 		case "demo":
 			return runDemo(args[1:], stdout, stderr)
 		case "serve":

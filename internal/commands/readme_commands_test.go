@@ -126,6 +126,10 @@ func TestReadmeCommands(t *testing.T) {
 		"emqtop drain --queue Q --yes": {
 			{args: append([]string{"drain", "--queue", "orders", "--yes", "--addr", addr}, audit...), first: "drained 3"},
 		},
+		"emqtop rebalance [--by jobs] [--max-moves N] [--json]": {
+			{args: []string{"rebalance", "--addr", addr}, first: "emqtop rebalance: by jobs"},
+			{args: []string{"rebalance", "--by", "queues", "--max-moves", "2", "--json", "--addr", addr}, first: "{"},
+		},
 		"emqtop keys": {{args: []string{"keys"}, first: "| pane | key | does |"}},
 	}
 	for _, row := range readmeCommands(t) {
