@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -1188,5 +1189,36 @@ func TestFindAnswerOfAnEarlierOverlayIsDropped(t *testing.T) {
 	}
 	if m.find.search != nil {
 		t.Error("the second find took the first one's search")
+	}
+}
+
+// b previews a rebalancing plan in the nodes pane (the shares now and
+// after, the moves, why not), lights the moved slots in their target's
+// hue, and sends nothing.
+func TestPlanPreview(t *testing.T) {
+	s := fixture(30)
+	m := ready(&fakeSource{snap: s}, 160, 40, Options{})
+	v := press(m, "b").View()
+	for _, want := range []string{"Plan · by jobs · previewed: nothing is sent", "NOW", "AFTER", "emqtop rebalance prints its commands"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("lacks %q:\n%s", want, v)
+		}
+	}
+	pc := m.nodes.current("jobs")
+	if pc.err != nil {
+		t.Fatal(pc.err)
+	}
+	if len(pc.plan.Moves) > 0 && len(m.heat.planTo) == 0 {
+		t.Error("the moves are not on the heatmap")
+	}
+	if len(pc.plan.Moves) > 0 && !strings.Contains(v, fmt.Sprintf("slot %d ", pc.plan.Moves[0].Slot)) {
+		t.Errorf("the first move is not listed:\n%s", v)
+	}
+	m.heat.mode = heatCPU
+	if v := m.View(); !strings.Contains(v, "no CPU per slot") {
+		t.Errorf("a plan by CPU without SLOT-STATS does not say why:\n%s", v)
+	}
+	if v := press(m, "b").View(); strings.Contains(v, "Plan ·") || m.heat.planTo != nil {
+		t.Error("b again does not close the plan")
 	}
 }

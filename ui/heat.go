@@ -41,6 +41,7 @@ func (k heatKeys) FullHelp() [][]key.Binding {
 type heatPane struct {
 	c           *common
 	keys        heatKeys
+	planTo      map[int]int16 // cell → 1 + the node index a previewed plan moves a slot of it to; nil: no plan
 	w, h        int
 	focused     bool
 	nodesBeside bool // the nodes pane is on screen: the legend may be short
@@ -280,6 +281,8 @@ func (p *heatPane) colorOf(cells []model.HeatCell, i, cursor, sel int) lipgloss.
 		return th.Expired
 	case c.Owner < 0:
 		return th.Uncovered
+	case p.planTo != nil && p.planTo[i] > 0: // a slot the plan moves: its target's hue, full
+		return th.NodeColor(int(p.planTo[i]-1), 4)
 	case p.down(c): // hatched: every other cell, so it reads without hue
 		if (i%p.mapW()+i/p.mapW())%2 == 0 {
 			return th.Down
@@ -432,4 +435,10 @@ func scriptCPUUncounted(s *model.Snapshot) bool {
 		}
 	}
 	return false
+}
+
+// planBy is the plan's measure for the heatmap's mode: the network mode
+// has no plan of its own and plans by jobs.
+func (p *heatPane) planBy() string {
+	return [...]string{model.ByJobs, model.ByQueues, model.ByExpired, model.ByKeys, model.ByCPU, model.ByJobs}[p.mode]
 }

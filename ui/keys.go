@@ -19,6 +19,7 @@ type GlobalKeys struct {
 	Hold                                       key.Binding
 	Pause, Faster, Slower, Narrow, Widen, Span key.Binding
 	Idle, Zoom, HeatMode, Spread, Find, Copy   key.Binding
+	Plan                                       key.Binding
 	RequeueAll, Drain                          key.Binding
 	Help, Quit, ForceQuit                      key.Binding
 }
@@ -42,6 +43,7 @@ func newGlobalKeys() GlobalKeys {
 		Zoom:       bind([]string{"z"}, "z", "zoom: the focused pane takes the screen"),
 		HeatMode:   bind([]string{"m"}, "m", "heatmap mode: jobs, queues, expired, keys, CPU, network"),
 		Spread:     bind([]string{"%"}, "%", "nodes: counts or each one's share (the spread)"),
+		Plan:       bind([]string{"b"}, "b", "the spread: a rebalancing plan, previewed (nothing is sent)"),
 		Find:       bind([]string{"f"}, "f", "find a job by its id, on every primary"),
 		Copy:       bind([]string{"c"}, "c", "copy the selected job id, else the queue name (OSC 52)"),
 		RequeueAll: bind([]string{"R"}, "R", "requeue expired"),
@@ -59,7 +61,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Back, k.Filter, k.Sort, k.Reverse, k.Hold, k.Idle, k.Zoom, k.Find, k.Copy},
-		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span, k.HeatMode, k.Spread},
+		{k.Pause, k.Faster, k.Slower, k.Narrow, k.Widen, k.Span, k.HeatMode, k.Spread, k.Plan},
 		{k.RequeueAll, k.Drain, k.Help, k.Quit, k.ForceQuit},
 	}
 }

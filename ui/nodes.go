@@ -21,7 +21,10 @@ type nodesPane struct {
 	w, h   int
 	title  string
 	facts  []string
-	shares bool // the spread: each node's share of the cluster, not its counts
+	shares bool   // the spread: each node's share of the cluster, not its counts
+	planOn bool   // with shares: a rebalancing plan previewed (b)
+	by     string // the plan's measure: the heatmap's mode (set by the root)
+	plan   planCache
 	// the columns that fit this width, and the node names' width: set by
 	// columns at each drawing
 	cols  []nodeCol
@@ -50,6 +53,9 @@ func (p *nodesPane) View() string {
 	}
 	common := commonHost(s)
 	in := p.w - 2
+	if p.planOn {
+		return p.planView(common)
+	}
 	sp := spreadOf(s)
 	p.cols = p.columns(in, common, sp)
 	head := fit("NODE", p.nameW)

@@ -127,8 +127,18 @@ func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.HeatMode):
 		m.heat.mode = (m.heat.mode + 1) % heatModes
 		m.say("the heatmap's brightness is "+heatModeNames[m.heat.mode]+" per cell (m: next)", false)
+	case key.Matches(msg, k.Plan):
+		m.nodes.planOn = !m.nodes.planOn
+		m.nodes.shares = m.nodes.shares || m.nodes.planOn
+		if m.nodes.planOn {
+			m.say("a plan to even the "+m.heat.planBy()+" (the heatmap's mode): previewed, nothing is sent; emqtop rebalance prints its commands", false)
+		}
+		if m.lay.nodes.w == 0 {
+			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
+		}
 	case key.Matches(msg, k.Spread):
 		m.nodes.shares = !m.nodes.shares
+		m.nodes.planOn = m.nodes.planOn && m.nodes.shares
 		if m.lay.nodes.w == 0 {
 			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
 		}

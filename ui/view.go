@@ -22,6 +22,7 @@ func (m *Model) View() string {
 		msg := fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minW, minH, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.c.th.Warn.Render(fit(msg, m.width)))
 	}
+	m.syncPlan()
 	var body string
 	inNodes := false // the connection's facts stand in the nodes pane
 	switch {
@@ -182,4 +183,15 @@ func (m *Model) flashText() string {
 		st = m.c.th.Warn
 	}
 	return st.Render(textgate.Text(m.flash))
+}
+
+// syncPlan gives the nodes pane the plan's measure (the heatmap's mode)
+// and the heatmap the slots a previewed plan moves: both follow from the
+// snapshot and the modes, and the plan is made once a snapshot (cached).
+func (m *Model) syncPlan() {
+	m.nodes.by = m.heat.planBy()
+	m.heat.planTo = nil
+	if m.nodes.planOn && m.c.fold != nil && m.c.snap != nil {
+		m.heat.planTo = m.nodes.current(m.nodes.by).planTo(m.heat.cells())
+	}
 }
