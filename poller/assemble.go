@@ -240,6 +240,8 @@ func ErrText(err error, timeout time.Duration) string {
 		return fmt.Sprintf("no answer within %v", timeout)
 	case strings.Contains(msg, "received unknown message type"):
 		return "that port answered, but not as Valkey or Redis (another kind of server, such as HTTP?)"
+	case strings.Contains(msg, "TRYAGAIN"):
+		return "its slot is being moved, its keys split between two nodes (TRYAGAIN): figures from the last read until the move ends"
 	case strings.Contains(msg, "connection refused"):
 		return "connection refused: nothing listens there"
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/poller"
 )
 
 // The plan on a real cluster, applied: most jobs on one primary; emqtop
@@ -97,10 +98,45 @@ func TestRebalanceApplied(t *testing.T) {
 	for i, n := range cl.Nodes {
 		byAddr[n.Addr()] = i
 	}
+	// the dashboard's poller follows the slots as they move: marked
+	// migrating mid-move, every queue read (ASK followed), none failed
+	pc, err := poller.Connect(poller.Config{Addrs: []string{addr}, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	pl := poller.New(pc, poller.Options{Full: true})
+	defer pl.Close()
+	if err := pl.DiscoverAll(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range plan.Moves {
 		mv, err := cl.BeginMove(int(m.Slot), byAddr[m.From], byAddr[m.To])
 		if err != nil {
 			t.Fatal(err)
+		}
+		keys, _ := keyspace.KeysOf(busyIn(busy, m.Slot))
+		if err := mv.Migrate(keys.Pending); err != nil { // half moved: pending on the target, the rest not
+			t.Fatal(err)
+		}
+		s, err := pl.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Topology.Migrating(m.Slot) {
+			t.Errorf("slot %d is moving, and the poll does not mark it", m.Slot)
+		}
+		// the queue whose keys are split cannot be read whole (TRYAGAIN):
+		// it keeps its last figures, marked stale, with the reason in
+		// words; every other queue is read
+		for _, q := range s.Queues {
+			moving := q.Slot == m.Slot
+			if moving && q.Unread && (!q.Stale || !strings.Contains(q.Err, "its slot is being moved")) {
+				t.Errorf("mid-move, %s: stale %v, %q", q.Name, q.Stale, q.Err)
+			}
+			if !moving && (q.Unread || q.Stale) {
+				t.Errorf("mid-move, %s (slot %d, not moving): unread %v stale %v (%s)", q.Name, q.Slot, q.Unread, q.Stale, q.Err)
+			}
 		}
 		if err := mv.MigrateAll(); err != nil {
 			t.Fatal(err)
@@ -147,4 +183,15 @@ func TestRebalanceApplied(t *testing.T) {
 		t.Errorf("%d jobs after the moves, want %d (%d enqueued, %d acked)", jobs, want, total, acked.Load())
 	}
 	t.Logf("%d moves, %d acks during them; shares before %v, planned %v, after %v", len(plan.Moves), acked.Load(), plan.Before, plan.After, after.Before)
+}
+
+// busyIn is the busy queue in slot, "" when none (the plan moves only slots
+// holding load: there is one).
+func busyIn(busy []string, slot uint16) string {
+	for _, q := range busy {
+		if keyspace.QueueSlot(q) == slot {
+			return q
+		}
+	}
+	return ""
 }
