@@ -205,12 +205,14 @@ func TestChangeDrivenPoll(t *testing.T) {
 	// full poll would: TRYAGAIN; the queue is stale for that poll)
 	for i := 0; i < 100; i++ {
 		s = pollOne(t, p)
-		if q7 := s.Queue("q-7"); q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale {
+		if q7 := s.Queue("q-7"); q7 != nil && q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if q7 := s.Queue("q-7"); q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
+	if q7 := s.Queue("q-7"); q7 == nil {
+		t.Fatalf("after the slot move q-7 is not in the snapshot")
+	} else if q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
 		t.Fatalf("after the slot move: node %s pending %d stale %v err %q, %s; nodes %s", q7.Node, q7.Pending, q7.Stale, q7.Err, why(s), notWhole(s))
 	}
 }

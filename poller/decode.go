@@ -143,6 +143,7 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 			p.setChanged() // a queue vanished
 		}
 		st.known, st.passSeen = st.passSeen, map[string]bool{}
+		st.knownAt = st.passStart
 		st.foreign, st.passForeign = st.passForeign, map[string]string{}
 		st.passes++
 	}

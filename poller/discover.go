@@ -183,11 +183,28 @@ func (p *Poller) queues(topo *model.Topology) []string {
 			}
 		}
 	}
+	// A queue polled before whose slot moved since is kept until its new
+	// owner has been walked since the move: its old owner's next pass no
+	// longer finds it, and the queue vanished until the new one's did.
+	p.mu.Lock()
+	for _, q := range p.polled {
+		if set[q] {
+			continue
+		}
+		s := keyspace.QueueSlot(q)
+		o := topo.OwnerOf(s)
+		if moved := p.movedAt[s]; o != nil && !moved.IsZero() {
+			if st := p.nodes[o.Addr]; st == nil || st.knownAt.Before(moved) {
+				set[q] = true
+			}
+		}
+	}
+	p.mu.Unlock()
 	out := make([]string, 0, len(set))
 	for q := range set {
 		out = append(out, q)
 	}
 	sort.Strings(out)
-	p.qcache = out
+	p.qcache, p.polled = out, out
 	return out
 }

@@ -340,3 +340,31 @@ func TestQueuesOfANodeNotYetWalked(t *testing.T) {
 		t.Errorf("once b is walked: %s, want orders (fills is gone)", got)
 	}
 }
+
+// A queue of a slot that moved is kept until its new owner has been
+// walked since the move: the old owner's next pass no longer finds it, and
+// it vanished from the list until the new owner's (TestChangeDrivenPoll
+// met a snapshot without the queue it had just moved).
+func TestQueuesOfAMovedSlot(t *testing.T) {
+	a, b := "127.0.0.1:7000", "127.0.0.1:7001"
+	slot := keyspace.QueueSlot("q-7")
+	ranges := []model.Range{{Lo: 0, Hi: slot - 1}, {Lo: slot + 1, Hi: 16383}}
+	topo := model.NewTopology(true, []model.Node{
+		{ID: "a", Addr: a, Role: model.RolePrimary, Health: "online", Slots: ranges},
+		{ID: "b", Addr: b, Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: slot, Hi: slot}}},
+	})
+	p := New(nil, Options{})
+	walked := time.Now()
+	p.nodes[a] = &nodeState{known: map[string]bool{"fills": true}, knownAt: walked.Add(time.Second), passSeen: map[string]bool{}}
+	p.nodes[b] = &nodeState{known: map[string]bool{}, knownAt: walked, passSeen: map[string]bool{}}
+	p.polled = []string{"fills", "q-7"}
+	p.movedAt[slot] = walked.Add(time.Millisecond) // after b's last pass began
+	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {
+		t.Errorf("before b is walked again: %s, want fills,q-7", got)
+	}
+	p.nodes[b].knownAt = walked.Add(2 * time.Second) // b walked since, without q-7: gone for good
+	p.qver++
+	if got := strings.Join(p.queues(topo), ","); got != "fills" {
+		t.Errorf("once b is walked: %s, want fills", got)
+	}
+}

@@ -124,6 +124,7 @@ type nodeState struct {
 	passCost, lastPassCost time.Duration
 	passSeen               map[string]bool
 	known                  map[string]bool // queues found by the last complete pass
+	knownAt                time.Time       // when that pass started
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int
@@ -147,6 +148,11 @@ type Poller struct {
 	opt Options
 
 	load *model.SlotLoad // the servers' load per slot, as last read (slotstats.go)
+	// movedAt is when each slot's owner last changed (under mu), and
+	// polled the last set of queues polled: a queue of a moved slot is
+	// kept until its new owner has been walked since the move
+	movedAt [keyspace.SlotCount]time.Time
+	polled  []string
 
 	mu       sync.Mutex
 	topo     *model.Topology

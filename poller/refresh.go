@@ -50,7 +50,16 @@ func (p *Poller) refreshTopology(ctx context.Context, inPoll bool) {
 	defer p.mu.Unlock()
 	p.topoErr = err
 	if err == nil {
-		p.topo, p.topoAt = t, time.Now()
+		now := time.Now()
+		if old := p.topo; old != nil { // the slots whose owner changed, and when
+			for s := range t.Owner {
+				oa, na := old.OwnerOf(uint16(s)), t.OwnerOf(uint16(s))
+				if (oa == nil) != (na == nil) || (oa != nil && oa.Addr != na.Addr) {
+					p.movedAt[s] = now
+				}
+			}
+		}
+		p.topo, p.topoAt = t, now
 	}
 }
 
