@@ -1222,3 +1222,17 @@ func TestPlanPreview(t *testing.T) {
 		t.Error("b again does not close the plan")
 	}
 }
+
+// A job pane's title never cuts a figure: the name is shortened, then the
+// position goes whole (at 100 columns it read "rows 1–5 of …").
+func TestJobTitleNeverCutsAFigure(t *testing.T) {
+	for w := 24; w <= 80; w++ {
+		title := fitTitle("Pending", "tenant-007-with-a-long-name", "rows 1–5 of 26", "", w)
+		if ansi.StringWidth(title) > w-6 && strings.Contains(title, "rows") {
+			t.Errorf("width %d: %q does not fit, and holds the position", w, title)
+		}
+		if strings.Contains(title, "rows") && !strings.Contains(title, "rows 1–5 of 26") {
+			t.Errorf("width %d: the position cut: %q", w, title)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
@@ -130,15 +131,31 @@ func (p *jobsPane) View() string {
 		return box(b, p.title(), nil, p.w, p.h)
 	}
 	lines, pos := p.lines(p.w-2, p.h-2)
-	title := p.title() + " · " + textgate.Bounded(q.Name, 40)
+	head := p.title()
 	if p.active {
-		title += ", by lease"
+		head += ", by lease"
 	}
-	if pos != "" {
-		title += " · " + pos
+	return box(b, fitTitle(head, q.Name, pos, p.filterTitle(), p.w), lines, p.w, p.h)
+}
+
+// fitTitle composes a job pane's title so that it fits w without cutting a
+// figure: the queue's name is shortened first, then the position (rows
+// 1–5 of 26) goes whole; the box cuts only what is left, never a number.
+func fitTitle(head, name, pos, filter string, w int) string {
+	room := w - 6 // the corners, the dashes and the spaces around the title
+	compose := func(n int, withPos bool) string {
+		t := head + " · " + textgate.Bounded(name, n)
+		if withPos && pos != "" {
+			t += " · " + pos
+		}
+		return t + filter
 	}
-	title += p.filterTitle()
-	return box(b, title, lines, p.w, p.h)
+	for _, n := range []int{40, 20, 12} {
+		if t := compose(n, true); ansi.StringWidth(t) <= room {
+			return t
+		}
+	}
+	return compose(20, false)
 }
 
 // jobCols is how a job pane spends its width: the id whole when it fits
@@ -286,12 +303,7 @@ func (t *jobTabs) View() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, t.timeline.lines(t.w-2, 2)...)
-	title := tabs + " · " + textgate.Bounded(q.Name, 40)
-	if pos != "" {
-		title += " · " + pos
-	}
-	title += p.filterTitle()
-	return box(b, title, lines, t.w, t.h)
+	return box(b, fitTitle(tabs, q.Name, pos, p.filterTitle(), t.w), lines, t.w, t.h)
 }
 
 // filterTitle says the pane's filter, and that it narrows the jobs read.
