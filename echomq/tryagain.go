@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/valkey-io/valkey-go"
@@ -43,12 +45,25 @@ func TryAgain(ctx context.Context, do func() error) error {
 }
 
 func isTryAgain(err error) bool {
-	if err == nil {
-		return false
-	}
-	if ve, ok := valkey.IsValkeyErr(err); ok {
-		return ve.IsTryAgain()
-	}
 	var ve *valkey.ValkeyError
 	return errors.As(err, &ve) && ve.IsTryAgain()
+}
+
+// ServerCode is the code of the server's error reply in err ("NOPERM",
+// "TRYAGAIN", "WRONGTYPE": its first word, which is what the protocol
+// makes a code), "" when err holds none.
+func ServerCode(err error) string {
+	var ve *valkey.ValkeyError
+	if !errors.As(err, &ve) {
+		return ""
+	}
+	code, _, _ := strings.Cut(ve.Error(), " ")
+	return code
+}
+
+// TimedOut reports whether err is a wait that ran out (a context's
+// deadline, a connection's timeout), not a refusal.
+func TimedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

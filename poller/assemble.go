@@ -1,13 +1,14 @@
 package poller
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
@@ -235,14 +236,13 @@ func ErrText(err error, timeout time.Duration) string {
 	switch {
 	case errors.Is(err, errAsking):
 		return fmt.Sprintf("no answer within %v, retrying", timeout)
-	case errors.Is(err, context.DeadlineExceeded), strings.HasSuffix(msg, context.DeadlineExceeded.Error()),
-		strings.Contains(msg, "i/o timeout"):
+	case echomq.TimedOut(err):
 		return fmt.Sprintf("no answer within %v", timeout)
 	case strings.Contains(msg, "received unknown message type"):
 		return "that port answered, but not as Valkey or Redis (another kind of server, such as HTTP?)"
-	case strings.Contains(msg, "TRYAGAIN"):
+	case echomq.ServerCode(err) == "TRYAGAIN":
 		return "its slot is being moved, its keys split between two nodes (TRYAGAIN): figures from the last read until the move ends"
-	case strings.Contains(msg, "connection refused"):
+	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused: nothing listens there"
 	}
 	return msg

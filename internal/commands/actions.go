@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/user"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -142,20 +140,13 @@ func (a *actions) asWho(who serve.Who) *actions {
 // outcome is unknown, never "failed"; the dashboard says so too.
 var errUnknown = ui.ErrUnknownOutcome
 
-// timedOut reports whether err is a wait that ran out, not a refusal.
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
-		strings.Contains(err.Error(), "i/o timeout")
-}
-
 // outcome classifies an action's error for the audit log and the operator.
 func outcome(err error) (string, error) {
 	var fe *echomq.FenceError
 	switch {
 	case err == nil:
 		return "done", nil
-	case timedOut(err):
+	case echomq.TimedOut(err):
 		return "unknown", fmt.Errorf("%w (%v)", errUnknown, err)
 	case errors.As(err, &fe):
 		return "fenced", &ui.Refused{Reason: fe.Reason()}
@@ -163,7 +154,7 @@ func outcome(err error) (string, error) {
 		return "not-active", &ui.Refused{Reason: "it is no longer active (acked, requeued or drained since)"}
 	case errors.Is(err, poller.ErrReadOnly):
 		return "read-only", &ui.Refused{Reason: err.Error()}
-	case strings.Contains(err.Error(), "NOPERM"):
+	case echomq.ServerCode(err) == "NOPERM":
 		return "read-only", fmt.Errorf("%w: %v", ui.ErrNoPerm, err)
 	}
 	return "error", err
