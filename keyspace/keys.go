@@ -106,6 +106,16 @@ func JobPrefix(queue string) (string, error) {
 	return prefix + queue + "}:job:", nil
 }
 
+// JobPattern is the SCAN pattern of a job's row in any queue,
+// emq:{*}:job:<id>, for a valid id (a find that knows no queue). An id
+// holds no pattern character (the grammar), so it matches itself only.
+func JobPattern(id string) (string, error) {
+	if err := ValidateJobID(id); err != nil {
+		return "", err
+	}
+	return prefix + "*}:job:" + id, nil
+}
+
 // JobKey builds emq:{queue}:job:<id> for a valid queue and a valid id.
 func JobKey(queue, id string) (string, error) {
 	p, err := JobPrefix(queue)

@@ -167,3 +167,13 @@ func TestSlotMates(t *testing.T) {
 		t.Errorf("SlotMates = %q %q (slots %d %d)", a, b, QueueSlot(a), QueueSlot(b))
 	}
 }
+
+func TestJobPattern(t *testing.T) {
+	id := "JOB01JDS8X4K2M4N5P6Q7R8S9T0VW"
+	if p, err := JobPattern(id); err != nil || p != "emq:{*}:job:"+id {
+		t.Errorf("JobPattern: %q %v", p, err)
+	}
+	if _, err := JobPattern("x}:*"); err == nil {
+		t.Error("a pattern of an id that is not one")
+	}
+}

@@ -53,7 +53,8 @@ func (f *Find) Nodes() int { return len(f.nodes) }
 // StartFind begins a find for id on the primaries of the last topology.
 // An id that is not a job id is refused here, before any server is asked.
 func (p *Poller) StartFind(ctx context.Context, id string) (*Find, error) {
-	if err := keyspace.ValidateJobID(id); err != nil {
+	pattern, err := keyspace.JobPattern(id)
+	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
@@ -62,7 +63,7 @@ func (p *Poller) StartFind(ctx context.Context, id string) (*Find, error) {
 	if topo == nil {
 		return nil, fmt.Errorf("no topology yet: wait for the first poll")
 	}
-	f := &Find{ID: id, pattern: "emq:{*}:job:" + id, cursor: map[string]string{}, keys: map[string]int64{},
+	f := &Find{ID: id, pattern: pattern, cursor: map[string]string{}, keys: map[string]int64{},
 		Errs: map[string]string{}}
 	clients := p.c.Nodes()
 	for _, n := range topo.Nodes {
