@@ -218,3 +218,35 @@ func PlanLoad(f *Fold, by string) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// RebalanceSnapshot plans over a snapshot's primaries: a primary takes
+// slots when it answered and is not failing; the keys a move migrates come
+// from the servers' slot stats where they gave them.
+func RebalanceSnapshot(s *Snapshot, load []float64, by string, maxMoves int, tolerance float64) Plan {
+	topo := s.Topology
+	pidx := map[int16]int16{}
+	var nodes []PlanNode
+	for _, i := range topo.Primaries() {
+		n := topo.Nodes[i]
+		target := n.Health != "fail"
+		for _, ns := range s.Nodes {
+			if ns.Addr == n.Addr && !ns.Up() {
+				target = false
+			}
+		}
+		pidx[int16(i)] = int16(len(nodes))
+		nodes = append(nodes, PlanNode{Addr: n.Addr, Target: target})
+	}
+	owner := make([]int16, len(topo.Owner))
+	for sl, o := range topo.Owner {
+		owner[sl] = -1
+		if j, ok := pidx[o]; ok {
+			owner[sl] = j
+		}
+	}
+	var keys []int64
+	if s.Load != nil {
+		keys = s.Load.Keys
+	}
+	return Rebalance(by, load, keys, owner, nodes, maxMoves, tolerance)
+}

@@ -1,11 +1,11 @@
 package poller
 
 import (
-	"bufio"
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/echomq/emqtop/internal/testcluster"
 )
 
 // Valid replies pass the scanner whole, however the reads cut them.
@@ -40,45 +40,11 @@ func TestHostileReplyHeaders(t *testing.T) {
 		{"no RESP", "HTTP/1.1 400 Bad Request\r\n\r\n", "not as Valkey or Redis"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := hostileServer(t, tc.reply)
+			addr := testcluster.FakeServer(t, tc.reply)
 			_, err := Connect(Config{Addrs: []string{addr}, Timeout: 5 * time.Second, Standalone: true})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("connect to a server answering %s: %v; want an error saying %q", tc.name, err, tc.want)
 			}
 		})
 	}
-}
-
-// hostileServer answers every command with reply, on a loopback port.
-func hostileServer(t *testing.T, reply string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if strings.HasPrefix(line, "*") { // a command: answer it once, whatever it is
-						if _, err := c.Write([]byte(reply)); err != nil {
-							return
-						}
-					}
-				}
-			}()
-		}
-	}()
-	return l.Addr().String()
 }

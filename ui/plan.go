@@ -31,33 +31,10 @@ func (p *nodesPane) current(by string) *planCache {
 		pc.err = err
 		return pc
 	}
-	topo := s.Topology
-	pidx := map[int16]int16{}
-	var nodes []model.PlanNode
-	for _, i := range topo.Primaries() {
-		n := topo.Nodes[i]
-		target := n.Health != "fail"
-		for k, ns := range s.Nodes {
-			if ns.Addr == n.Addr {
-				pc.idx[n.Addr] = k
-				target = target && ns.Up()
-			}
-		}
-		pidx[int16(i)] = int16(len(nodes))
-		nodes = append(nodes, model.PlanNode{Addr: n.Addr, Target: target})
+	for k, ns := range s.Nodes {
+		pc.idx[ns.Addr] = k
 	}
-	owner := make([]int16, len(topo.Owner))
-	for sl, o := range topo.Owner {
-		owner[sl] = -1
-		if j, ok := pidx[o]; ok {
-			owner[sl] = j
-		}
-	}
-	var keys []int64
-	if s.Load != nil {
-		keys = s.Load.Keys
-	}
-	pc.plan = model.Rebalance(by, load, keys, owner, nodes, 64, 0.1)
+	pc.plan = model.RebalanceSnapshot(s, load, by, 64, 0.1)
 	return pc
 }
 

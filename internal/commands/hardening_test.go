@@ -1,12 +1,9 @@
 package commands
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,44 +17,9 @@ import (
 	"github.com/echomq/emqtop/keyspace"
 )
 
-// fakeServer answers every connection with reply and whatever it reads with
-// the same reply again: a port that speaks something other than RESP, or a
-// server whose error text is hostile.
-func fakeServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				// one reply per command: a command is a RESP array, a line
-				// that starts with '*' (no argument of ours starts so)
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if !strings.HasPrefix(line, "*") && !strings.HasPrefix(line, "GET ") {
-						continue
-					}
-					if _, err := io.WriteString(c, reply); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+// fakeServer is testcluster.FakeServer: a port that answers every command
+// with reply.
+func fakeServer(t *testing.T, reply string) string { return testcluster.FakeServer(t, reply) }
 
 // The password refusal is not bypassed by an '@' in the query or the
 // fragment, the password never reaches stderr, and a URL without a host is

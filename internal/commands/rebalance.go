@@ -148,34 +148,12 @@ func cpuComing(l *model.SlotLoad) bool {
 // planOf runs the plan over the snapshot's primaries; ids maps an address
 // to its node id, for the commands.
 func planOf(snap *model.Snapshot, load []float64, by string, maxMoves int) (model.Plan, map[string]string) {
-	topo := snap.Topology
-	idx := map[int16]int16{}
-	var nodes []model.PlanNode
 	ids := map[string]string{}
-	for _, i := range topo.Primaries() {
-		n := topo.Nodes[i]
-		target := n.Health != "fail"
-		for _, ns := range snap.Nodes {
-			if ns.Addr == n.Addr && !ns.Up() {
-				target = false
-			}
-		}
-		idx[int16(i)] = int16(len(nodes))
-		nodes = append(nodes, model.PlanNode{Addr: n.Addr, Target: target})
+	for _, i := range snap.Topology.Primaries() {
+		n := snap.Topology.Nodes[i]
 		ids[n.Addr] = n.ID
 	}
-	owner := make([]int16, len(topo.Owner))
-	for s, o := range topo.Owner {
-		owner[s] = -1
-		if j, ok := idx[o]; ok {
-			owner[s] = j
-		}
-	}
-	var keys []int64
-	if snap.Load != nil {
-		keys = snap.Load.Keys
-	}
-	return model.Rebalance(by, load, keys, owner, nodes, maxMoves, rebalanceTolerance), ids
+	return model.RebalanceSnapshot(snap, load, by, maxMoves, rebalanceTolerance), ids
 }
 
 // moveCommands are the live resharding steps of one move, as the cluster
