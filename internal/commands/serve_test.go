@@ -3,8 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,18 +25,7 @@ import (
 )
 
 // sshKey is a fresh client key and its authorized_keys line.
-func sshKey(t testing.TB, comment string) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, strings.TrimSpace(string(gossh.MarshalAuthorizedKey(s.PublicKey()))) + " " + comment + "\n"
-}
+func sshKey(t testing.TB, comment string) (gossh.Signer, string) { return vtest.SSHKey(t, "", comment) }
 
 // term is a real SSH client session with a pty: what it received, and
 // its keyboard.

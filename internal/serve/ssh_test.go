@@ -1,8 +1,6 @@
 package serve
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"net"
@@ -13,24 +11,11 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/echomq/emqtop/internal/vtest"
 )
 
-func keyLine(t *testing.T, opts string) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(s.PublicKey())))
-	if opts != "" {
-		line = opts + " " + line
-	}
-	return s, line + " test\n"
-}
+func keyLine(t *testing.T, opts string) (gossh.Signer, string) { return vtest.SSHKey(t, opts, "test") }
 
 // authorized_keys options: from= and expiry-time= are honoured, a
 // cert-authority line is refused at start with its file and line, and the
