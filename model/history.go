@@ -2,14 +2,18 @@ package model
 
 import (
 	"slices"
+	"sort"
 	"time"
 )
 
 // History keeps, from the polls alone (nothing is written to a server), a
 // short and a long past of every series it is given: per queue, and for
-// the cluster and each node. It is columnar: a metric's values of every
-// series sit in one slab, so a poll of 10,000 queues is a few writes per
-// queue and the memory is fixed by the number of series, not the polls.
+// the cluster and each node. It keeps each series' changes, not its value
+// at every poll: a series holds its value from the poll it was Put at until
+// the next Put or Gap, so a series that does not change costs one record
+// for the whole hour and a poll costs nothing for the series it does not
+// touch (issue 24: memory and work grow with what changes, not with how
+// many series exist). Read back, a series is what it was at every poll:
 //
 //   - fine: the value at each of the last FineN polls (one a second: a
 //     minute);
@@ -21,17 +25,32 @@ import (
 // are int32, saturated. History is not safe for concurrent use: one poller
 // owns it, and what a screen needs is copied out into the snapshot.
 type History struct {
-	ids      map[string]int
-	names    []string
-	fineAt   [FineN]int64 // ms of each fine slot, 0 when unused
-	fineHead int          // the slot of the latest poll
-	fine     [Metrics][]int32
-	coarseAt [CoarseN]int64 // start ms of each bucket, 0 when unused
-	coarse   [coarseCols][]int32
-	coarseHd int
-	lastZero []int64 // ms a series' expired count was last seen zero, -1 never
-	firstAt  []int64 // ms a series was first seen
-	nowMs    int64
+	ids   map[string]int
+	names []string
+	s     []series
+	// the polls: the time of each of the last FineN, and the start and the
+	// first poll of each of the last CoarseN buckets (0 when unused)
+	fineAt      [FineN]int64
+	fineHead    int // the slot of the latest poll
+	coarseAt    [CoarseN]int64
+	coarseFirst [CoarseN]int64
+	coarseHd    int
+	prevMs      int64 // the poll before the latest
+	nowMs       int64
+}
+
+// rec is a series' values from the poll at At on.
+type rec struct {
+	at int64
+	v  [Metrics]int32
+}
+
+// series is one series' changes, oldest first, and what its trend needs
+// beyond them.
+type series struct {
+	log      []rec
+	firstAt  int64 // ms it was first put
+	lastZero int64 // ms of the last poll its expired count was zero, -1 never
 }
 
 // The metrics of a series.
@@ -40,19 +59,11 @@ const (
 	MActive
 	MExpired
 	MScheduled
-	MOldest // the oldest pending job's age, in seconds
+	// MOldest is when the oldest pending job was enqueued, in seconds on
+	// the server's clock (0 when nothing is pending): unlike its age, it
+	// does not change while nothing does.
+	MOldest
 	Metrics
-)
-
-// The coarse columns: pending's min, max and last; the others' last.
-const (
-	cPendMin = iota
-	cPendMax
-	cPendLast
-	cActive
-	cExpired
-	cOldest
-	coarseCols
 )
 
 // The sizes of the two pasts.
@@ -65,102 +76,166 @@ const (
 // Gap marks a poll at which a series had no value.
 const Gap int32 = -1
 
+var gapValues = [Metrics]int32{Gap, Gap, Gap, Gap, Gap}
+
 // NewHistory makes an empty history.
 func NewHistory() *History {
-	h := &History{ids: map[string]int{}, fineHead: FineN - 1, coarseHd: CoarseN - 1}
-	return h
+	return &History{ids: map[string]int{}, fineHead: FineN - 1, coarseHd: CoarseN - 1}
 }
 
-// Begin opens the poll taken at ms: the next fine slot (every series a gap
-// there until Put), and a new coarse bucket when ms enters one.
+// Begin opens the poll taken at ms: the next fine slot, and a new coarse
+// bucket when ms enters one. Every series keeps its value there until Put
+// or Gap says otherwise.
 func (h *History) Begin(ms int64) {
-	h.nowMs = ms
+	h.prevMs, h.nowMs = h.nowMs, ms
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
-	gaps(h.fine[:], h.fineHead, FineN)
-	start := ms - ms%CoarseStep.Milliseconds()
-	if h.coarseAt[h.coarseHd] != start {
+	if start := bucketOf(ms); h.coarseAt[h.coarseHd] != start {
 		h.coarseHd = (h.coarseHd + 1) % CoarseN
-		h.coarseAt[h.coarseHd] = start
-		gaps(h.coarse[:], h.coarseHd, CoarseN)
+		h.coarseAt[h.coarseHd], h.coarseFirst[h.coarseHd] = start, ms
 	}
 }
 
-// gaps sets slot of every series (a stride of n) of every column to Gap.
-func gaps(cols [][]int32, slot, n int) {
-	for _, col := range cols {
-		for i := slot; i < len(col); i += n {
-			col[i] = Gap
-		}
-	}
-}
+func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
 
-// Put records a series' values at the poll Begin opened.
+// Put records a series' values from the poll Begin opened on.
 func (h *History) Put(name string, v [Metrics]int64) {
 	id, ok := h.ids[name]
 	if !ok {
 		id = h.add(name)
 	}
+	var c [Metrics]int32
 	for m, x := range v {
-		h.fine[m][id*FineN+h.fineHead] = clamp32(x)
+		c[m] = clamp32(x)
 	}
-	ci := id*CoarseN + h.coarseHd
-	p := clamp32(v[MPending])
-	if mn := h.coarse[cPendMin][ci]; mn == Gap || p < mn {
-		h.coarse[cPendMin][ci] = p
-	}
-	h.coarse[cPendMax][ci] = max(h.coarse[cPendMax][ci], p)
-	h.coarse[cPendLast][ci] = p
-	h.coarse[cActive][ci] = clamp32(v[MActive])
-	h.coarse[cExpired][ci] = clamp32(v[MExpired])
-	h.coarse[cOldest][ci] = clamp32(v[MOldest])
-	if v[MExpired] == 0 {
-		h.lastZero[id] = h.nowMs
+	h.set(id, c)
+	if c[MExpired] == 0 {
+		h.s[id].lastZero = h.nowMs
 	}
 }
 
-// Reserve makes room for n series in all, so that adding them copies no
-// slab (a first poll of 100,000 queues grew each slab a queue at a time).
+// Gap records that a series has no value from the poll Begin opened on (its
+// node did not answer); a name never put stays unknown.
+func (h *History) Gap(name string) {
+	if id, ok := h.ids[name]; ok {
+		h.set(id, gapValues)
+	}
+}
+
+// set appends a change; a value equal to the last one is no change.
+func (h *History) set(id int, c [Metrics]int32) {
+	s := &h.s[id]
+	if n := len(s.log); n > 0 {
+		last := s.log[n-1]
+		switch {
+		case last.v == c:
+			return
+		case last.at == h.nowMs: // put twice in one poll: the later stands
+			s.log[n-1].v = c
+			return
+		}
+		if last.v[MExpired] == 0 && h.prevMs > 0 {
+			s.lastZero = max(s.lastZero, h.prevMs) // it held until the poll before
+		}
+		if n == cap(s.log) {
+			s.log = h.compact(s.log)
+		}
+	}
+	s.log = append(s.log, rec{at: h.nowMs, v: c})
+}
+
+// compact drops the changes no read can reach any more (before the oldest
+// bucket, but the one in effect at its start) and reduces those older than
+// the fine past to what their bucket's figures need: per bucket its first
+// and final change, pending's lowest and highest, the last with a value.
+// It returns a new array: a snapshot's view of the old one stays whole.
+func (h *History) compact(log []rec) []rec {
+	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
+	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].at > horizon })-1)
+	var out []rec
+	for i < len(log) && log[i].at < fineStart {
+		j, b := i, bucketOf(log[i].at)
+		for j < len(log) && log[j].at < fineStart && bucketOf(log[j].at) == b {
+			j++
+		}
+		out = reduce(out, log[i:j])
+		i = j
+	}
+	n := len(out) + len(log) - i
+	return append(append(make([]rec, 0, max(4, 2*n)), out...), log[i:]...)
+}
+
+// oldest is the oldest time a ring holds (0 when none).
+func (h *History) oldest(ring []int64, head, n int) int64 {
+	for k := 1; k <= n; k++ {
+		if at := ring[(head+k)%n]; at != 0 {
+			return at
+		}
+	}
+	return 0
+}
+
+// reduce appends the changes of one bucket that its figures need.
+func reduce(out, g []rec) []rec {
+	keep := []int{0, len(g) - 1}
+	lo, hi, last := -1, -1, -1
+	for k, r := range g {
+		p := r.v[MPending]
+		if p == Gap {
+			continue
+		}
+		if lo < 0 || p < g[lo].v[MPending] {
+			lo = k
+		}
+		if hi < 0 || p > g[hi].v[MPending] {
+			hi = k
+		}
+		last = k
+	}
+	if last >= 0 {
+		keep = append(keep, lo, hi, last)
+	}
+	slices.Sort(keep)
+	for _, k := range slices.Compact(keep) {
+		out = append(out, g[k])
+	}
+	return out
+}
+
+// Reserve makes room for n series in all, so that adding them grows no
+// table a series at a time.
 func (h *History) Reserve(n int) {
 	more := n - len(h.names)
 	if more <= 0 {
 		return
 	}
-	for m := range h.fine {
-		h.fine[m] = slices.Grow(h.fine[m], more*FineN)
-	}
-	for c := range h.coarse {
-		h.coarse[c] = slices.Grow(h.coarse[c], more*CoarseN)
+	if len(h.ids) == 0 {
+		h.ids = make(map[string]int, n)
 	}
 	h.names = slices.Grow(h.names, more)
-	h.lastZero = slices.Grow(h.lastZero, more)
-	h.firstAt = slices.Grow(h.firstAt, more)
+	h.s = slices.Grow(h.s, more)
 }
 
 func (h *History) add(name string) int {
 	id := len(h.names)
 	h.ids[name] = id
 	h.names = append(h.names, name)
-	for m := range h.fine {
-		h.fine[m] = appendGaps(h.fine[m], FineN)
-	}
-	for c := range h.coarse {
-		h.coarse[c] = appendGaps(h.coarse[c], CoarseN)
-	}
-	h.lastZero = append(h.lastZero, -1)
-	h.firstAt = append(h.firstAt, h.nowMs)
+	h.s = append(h.s, series{firstAt: h.nowMs, lastZero: -1})
 	return id
-}
-
-func appendGaps(s []int32, n int) []int32 {
-	for i := 0; i < n; i++ {
-		s = append(s, Gap)
-	}
-	return s
 }
 
 func clamp32(x int64) int32 {
 	return int32(min(max(x, 0), 1<<31-1))
+}
+
+// at is a series' values at time ms: the last change at or before it, Gap
+// before its first.
+func (s *series) at(ms int64) [Metrics]int32 {
+	i := sort.Search(len(s.log), func(i int) bool { return s.log[i].at > ms })
+	if i == 0 {
+		return gapValues
+	}
+	return s.log[i-1].v
 }
 
 // Series is a copy of one series' past, oldest first.
@@ -182,6 +257,57 @@ type Bucket struct {
 	Active, Expired, OldestS  int32
 }
 
+// fine is a series' values at the last FineN polls, oldest first; a slot
+// with AtMs 0 is no poll.
+func (h *History) fine(id int) (out [FineN]Sample) {
+	s := &h.s[id]
+	i := -1 // the change in effect at the poll, walked forward
+	for k := 1; k <= FineN; k++ {
+		slot := (h.fineHead + k) % FineN
+		at := h.fineAt[slot]
+		out[k-1].AtMs = at
+		if at == 0 {
+			continue
+		}
+		if i < 0 {
+			i = sort.Search(len(s.log), func(i int) bool { return s.log[i].at > at }) - 1
+		}
+		for i+1 < len(s.log) && s.log[i+1].at <= at {
+			i++
+		}
+		out[k-1].V = gapValues
+		if i >= 0 && s.log[i].at <= at {
+			out[k-1].V = s.log[i].v
+		}
+	}
+	return out
+}
+
+// bucket is a series over coarse bucket b: what it held at the bucket's
+// first poll, then each change in it.
+func (h *History) bucket(id, b int) Bucket {
+	s := &h.s[id]
+	start, first := h.coarseAt[b], h.coarseFirst[b]
+	out := Bucket{AtMs: start, PendMin: Gap, PendMax: Gap, Pending: Gap, Active: Gap, Expired: Gap, OldestS: Gap}
+	apply := func(v [Metrics]int32) {
+		p := v[MPending]
+		if p == Gap {
+			return
+		}
+		if out.PendMin == Gap || p < out.PendMin {
+			out.PendMin = p
+		}
+		out.PendMax = max(out.PendMax, p)
+		out.Pending, out.Active, out.Expired, out.OldestS = p, v[MActive], v[MExpired], v[MOldest]
+	}
+	apply(s.at(first))
+	end := start + CoarseStep.Milliseconds()
+	for i := sort.Search(len(s.log), func(i int) bool { return s.log[i].at > first }); i < len(s.log) && s.log[i].at < end; i++ {
+		apply(s.log[i].v)
+	}
+	return out
+}
+
 // Series copies a series' past out, for a screen; ok is false for a name
 // never put.
 func (h *History) Series(name string) (Series, bool) {
@@ -190,26 +316,15 @@ func (h *History) Series(name string) (Series, bool) {
 		return Series{}, false
 	}
 	var s Series
-	for k := 1; k <= FineN; k++ {
-		slot := (h.fineHead + k) % FineN
-		if h.fineAt[slot] == 0 {
-			continue
+	for _, x := range h.fine(id) {
+		if x.AtMs != 0 {
+			s.Fine = append(s.Fine, x)
 		}
-		x := Sample{AtMs: h.fineAt[slot]}
-		for m := range h.fine {
-			x.V[m] = h.fine[m][id*FineN+slot]
-		}
-		s.Fine = append(s.Fine, x)
 	}
 	for k := 1; k <= CoarseN; k++ {
-		b := (h.coarseHd + k) % CoarseN
-		if h.coarseAt[b] == 0 {
-			continue
+		if b := (h.coarseHd + k) % CoarseN; h.coarseAt[b] != 0 {
+			s.Coarse = append(s.Coarse, h.bucket(id, b))
 		}
-		i := id*CoarseN + b
-		c := h.coarse
-		s.Coarse = append(s.Coarse, Bucket{AtMs: h.coarseAt[b], PendMin: c[cPendMin][i], PendMax: c[cPendMax][i],
-			Pending: c[cPendLast][i], Active: c[cActive][i], Expired: c[cExpired][i], OldestS: c[cOldest][i]})
 	}
 	return s, true
 }
@@ -222,11 +337,12 @@ func (h *History) Spark(name string, m, n int) []int32 {
 		return nil
 	}
 	n = min(n, FineN)
+	f := h.fine(id)
 	out := make([]int32, n)
-	for k := 0; k < n; k++ {
-		slot := (h.fineHead - n + 1 + k + FineN) % FineN
-		out[k] = h.fine[m][id*FineN+slot]
-		if h.fineAt[slot] == 0 {
+	for k := range out {
+		x := f[FineN-n+k]
+		out[k] = x.V[m]
+		if x.AtMs == 0 {
 			out[k] = Gap
 		}
 	}
@@ -247,14 +363,14 @@ func (h *History) Buckets(name string, m, n int) []int32 {
 	if !ok {
 		return nil
 	}
+	f := h.fine(id)
 	out := make([]int32, n)
 	per := FineN / n
 	for b := range out {
 		out[b] = Gap
-		for k := 0; k < per; k++ {
-			slot := (h.fineHead + 1 + b*per + k) % FineN
-			if v := h.fine[m][id*FineN+slot]; h.fineAt[slot] != 0 && v > out[b] {
-				out[b] = v
+		for _, x := range f[b*per : (b+1)*per] {
+			if x.AtMs != 0 && x.V[m] > out[b] {
+				out[b] = x.V[m]
 			}
 		}
 	}

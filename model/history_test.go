@@ -54,29 +54,40 @@ func reference(polls []refPoll, name string) Series {
 	return s
 }
 
-// The ring buffers and the downsampling hold to the reference over polls
-// at uneven intervals, with gaps, series appearing late, and more polls
-// and minutes than either ring holds.
+// The rings, the change logs and their compaction hold to the reference
+// over polls at uneven intervals, with gaps, series appearing late,
+// series left alone (a carried queue: it keeps its value), series that
+// change at every poll, and more polls and minutes than either ring holds.
 func TestHistoryHoldsToTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := NewHistory()
 	var polls []refPoll
 	at := int64(1_700_000_000_000)
-	names := []string{"orders", "fills", "late"}
+	names := []string{"orders", "fills", "late", "quiet"}
+	held := map[string][Metrics]int64{} // what each series holds, absent after a gap
 	for i := 0; i < 3000; i++ {
 		at += 300 + rng.Int64N(3000)
 		p := refPoll{at: at, vals: map[string][Metrics]int64{}}
 		h.Begin(at)
 		for j, n := range names {
-			if (n == "late" && i < 700) || rng.IntN(10) == 0 {
-				continue // not there yet, or its node did not answer: a gap
+			switch {
+			case n == "late" && i < 700: // not there yet
+				continue
+			case rng.IntN(10) == 0: // its node did not answer
+				h.Gap(n)
+				delete(held, n)
+			case n == "quiet" && i > 0 && rng.IntN(50) != 0: // nothing changed: not put
+			default:
+				v := [Metrics]int64{rng.Int64N(1000), rng.Int64N(50), rng.Int64N(5), rng.Int64N(3), int64(j * i)}
+				if rng.IntN(100) == 0 {
+					v[MPending] = 1 << 40 // saturates
+				}
+				held[n] = v
+				h.Put(n, v)
 			}
-			v := [Metrics]int64{rng.Int64N(1000), rng.Int64N(50), rng.Int64N(5), rng.Int64N(3), int64(j * i)}
-			if rng.IntN(100) == 0 {
-				v[MPending] = 1 << 40 // saturates
+			if v, ok := held[n]; ok {
+				p.vals[n] = v
 			}
-			p.vals[n] = v
-			h.Put(n, v)
 		}
 		polls = append(polls, p)
 		if i%97 != 0 && i != 2999 {
@@ -97,8 +108,15 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 			}
 		}
 	}
-	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != h.fine[MPending][h.ids["orders"]*FineN+h.fineHead] {
+	f := h.fine(h.ids["orders"])
+	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != f[FineN-1].V[MPending] {
 		t.Errorf("spark %v", sp)
+	}
+	// a series that changes at every poll keeps what its hour needs, not
+	// every change: at most the fine polls and five changes a bucket, and
+	// as many again before the next compaction
+	if n := len(h.s[h.ids["orders"]].log); n > 2*(FineN+5*CoarseN+1) {
+		t.Errorf("a series changed at every poll keeps %d changes", n)
 	}
 }
 
@@ -206,40 +224,48 @@ func TestSinceExpiredZero(t *testing.T) {
 	}
 }
 
-// BenchmarkHistory records polls of 10,000 and 50,000 queues and reports
-// the memory the history holds (after a GC) and the time of one poll's
+// BenchmarkHistory records an hour of polls (one a second) of 100,000 and
+// 1,000,000 queues, 0.1% of them changed at each poll (the others are not
+// put: they keep their value), and reports the memory the history holds
+// after the hour (after a GC), per series, and the time of one poll's
 // recording:
 //
-//	go test ./model -run x -bench History -benchtime 100x
+//	go test ./model -run x -bench History -benchtime 3600x
 func BenchmarkHistory(b *testing.B) {
-	for _, n := range []int{10_000, 50_000} {
+	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("queues=%d", n), func(b *testing.B) {
 			names := make([]string, n)
 			for i := range names {
-				names[i] = fmt.Sprintf("tenant-%05d", i)
+				names[i] = fmt.Sprintf("tenant-%07d", i)
 			}
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			h := NewHistory()
+			h.Reserve(n)
 			at := int64(1_700_000_000_000)
-			record := func() {
-				at += 1000
-				h.Begin(at)
-				for i, q := range names {
-					h.Put(q, [Metrics]int64{int64(i), 1, 0, 0, 5})
-				}
+			h.Begin(at)
+			for i, q := range names {
+				h.Put(q, [Metrics]int64{int64(i % 100), 1, 0, 0, at / 1000})
 			}
-			record()
+			rng := rand.New(rand.NewPCG(1, 2))
+			changed := max(1, n/1000)
 			b.ResetTimer()
 			for b.Loop() {
-				record()
+				at += 1000
+				h.Begin(at)
+				for range changed {
+					i := rng.IntN(n)
+					h.Put(names[i], [Metrics]int64{rng.Int64N(100), rng.Int64N(3), 0, 0, at / 1000})
+				}
 			}
 			b.StopTimer()
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "B/series")
 			runtime.KeepAlive(h)
+			runtime.KeepAlive(names)
 		})
 	}
 }
@@ -260,18 +286,18 @@ func TestSlowGrowthAndJitter(t *testing.T) {
 }
 
 // Reserve makes room without changing what is held, and adding the series
-// it made room for copies no slab.
+// it made room for copies no table.
 func TestHistoryReserve(t *testing.T) {
 	h := NewHistory()
 	h.Begin(1000)
 	h.Put("a", [Metrics]int64{1, 2, 3, 4, 5})
 	h.Reserve(1001)
-	before := &h.fine[MPending][:1][0]
+	before := &h.s[:1][0]
 	for i := 0; i < 1000; i++ {
 		h.Put(fmt.Sprintf("q-%d", i), [Metrics]int64{int64(i)})
 	}
-	if &h.fine[MPending][:1][0] != before {
-		t.Error("adding reserved series copied a slab")
+	if &h.s[:1][0] != before {
+		t.Error("adding reserved series copied the table")
 	}
 	if s, _ := h.Series("a"); len(s.Fine) != 1 || s.Fine[0].V != [Metrics]int32{1, 2, 3, 4, 5} {
 		t.Errorf("a: %+v", s.Fine)

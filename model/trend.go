@@ -52,14 +52,15 @@ func (h *History) Trend(name string) Trend {
 	if !ok {
 		return t
 	}
+	f := h.fine(id)
 	var r2 float64
-	t.PendingNet, r2, t.NetOK = h.netRate(id, MPending, time.Minute)
-	t.ActiveNet, _, _ = h.netRate(id, MActive, time.Minute)
+	t.PendingNet, r2, t.NetOK = h.netRate(&f, MPending, time.Minute)
+	t.ActiveNet, _, _ = h.netRate(&f, MActive, time.Minute)
 	if t.NetOK {
-		t.Direction = direction(t.PendingNet*60, r2, h.mean(id, MPending))
+		t.Direction = direction(t.PendingNet*60, r2, mean(&f, MPending))
 	}
-	now := h.fine[MPending][id*FineN+h.fineHead]
-	if rate, over, ok := h.longRate(id); ok && now != Gap {
+	now := f[FineN-1].V[MPending]
+	if rate, over, ok := h.longRate(id, &f); ok && now != Gap {
 		t.RateOver = over
 		// no drain estimate while the last minute rises: "pending +0.1/s
 		// net · empty in ~15s" contradicts itself
@@ -67,12 +68,13 @@ func (h *History) Trend(name string) Trend {
 			t.EmptyIn = time.Duration(float64(now) / -rate * float64(time.Second))
 		}
 	}
-	switch exp := h.fine[MExpired][id*FineN+h.fineHead]; {
+	s := &h.s[id]
+	switch exp := f[FineN-1].V[MExpired]; {
 	case exp == Gap || exp == 0:
-	case h.lastZero[id] < 0:
-		t.SinceExpiredZero, t.AtLeast = time.Duration(h.nowMs-h.firstAt[id])*time.Millisecond, true
+	case s.lastZero < 0:
+		t.SinceExpiredZero, t.AtLeast = time.Duration(h.nowMs-s.firstAt)*time.Millisecond, true
 	default:
-		t.SinceExpiredZero = time.Duration(h.nowMs-h.lastZero[id]) * time.Millisecond
+		t.SinceExpiredZero = time.Duration(h.nowMs-s.lastZero) * time.Millisecond
 	}
 	return t
 }
@@ -94,12 +96,11 @@ func direction(perMinute, r2, mean float64) Direction {
 // netRate is the slope of a least-squares line through the fine samples
 // of the last window, per second (gaps skipped), and its r²; ok when they
 // span TrendMin at least.
-func (h *History) netRate(id, m int, window time.Duration) (slope, r2 float64, ok bool) {
+func (h *History) netRate(f *[FineN]Sample, m int, window time.Duration) (slope, r2 float64, ok bool) {
 	var n, sx, sy, sxx, sxy, syy float64
 	var first, last int64
-	for k := FineN - 1; k >= 0; k-- { // oldest first
-		slot := (h.fineHead - k + FineN) % FineN
-		at, v := h.fineAt[slot], h.fine[m][id*FineN+slot]
+	for _, x := range f { // oldest first
+		at, v := x.AtMs, x.V[m]
 		if at == 0 || v == Gap || h.nowMs-at > window.Milliseconds() {
 			continue
 		}
@@ -126,10 +127,10 @@ func (h *History) netRate(id, m int, window time.Duration) (slope, r2 float64, o
 }
 
 // mean is the mean of a metric over the fine samples.
-func (h *History) mean(id, m int) float64 {
+func mean(f *[FineN]Sample, m int) float64 {
 	var sum, n float64
-	for slot := 0; slot < FineN; slot++ {
-		if v := h.fine[m][id*FineN+slot]; h.fineAt[slot] != 0 && v != Gap {
+	for _, x := range f {
+		if v := x.V[m]; x.AtMs != 0 && v != Gap {
 			sum += float64(v)
 			n++
 		}
@@ -143,12 +144,15 @@ func (h *History) mean(id, m int) float64 {
 // longRate is pending's net rate over the last five minutes: from the
 // coarse bucket about five minutes back (its last value) to now, or, with
 // less past, over the fine samples.
-func (h *History) longRate(id int) (float64, time.Duration, bool) {
-	now := h.fine[MPending][id*FineN+h.fineHead]
+func (h *History) longRate(id int, f *[FineN]Sample) (float64, time.Duration, bool) {
+	now := f[FineN-1].V[MPending]
 	for k := 5; k >= 1; k-- {
 		b := (h.coarseHd - k + CoarseN) % CoarseN
-		v := h.coarse[cPendLast][id*CoarseN+b]
-		if h.coarseAt[b] == 0 || v == Gap || now == Gap {
+		if h.coarseAt[b] == 0 || now == Gap {
+			continue
+		}
+		v := h.bucket(id, b).Pending
+		if v == Gap {
 			continue
 		}
 		// the bucket's last value is at most a step old at its end
@@ -158,15 +162,14 @@ func (h *History) longRate(id int) (float64, time.Duration, bool) {
 			return float64(now-v) / over.Seconds(), over, true
 		}
 	}
-	r, _, ok := h.netRate(id, MPending, time.Minute)
+	r, _, ok := h.netRate(f, MPending, time.Minute)
 	if !ok {
 		return 0, 0, false
 	}
 	var first int64
-	for k := FineN - 1; k >= 0; k-- {
-		slot := (h.fineHead - k + FineN) % FineN
-		if at := h.fineAt[slot]; at != 0 && h.fine[MPending][id*FineN+slot] != Gap && h.nowMs-at <= time.Minute.Milliseconds() {
-			first = at
+	for _, x := range f {
+		if x.AtMs != 0 && x.V[MPending] != Gap && h.nowMs-x.AtMs <= time.Minute.Milliseconds() {
+			first = x.AtMs
 			break
 		}
 	}

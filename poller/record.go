@@ -8,7 +8,7 @@ import "github.com/echomq/emqtop/model"
 // node does not answer (they would be partial).
 func (p *Poller) record(s *model.Snapshot) {
 	h, t := p.hist, p.totals
-	h.Reserve(len(s.Queues)) // the first poll of many queues: one allocation a slab
+	h.Reserve(len(s.Queues)) // the first poll of many queues: one allocation a table
 	at := s.TakenAt.UnixMilli()
 	h.Begin(at)
 	t.Begin(at)
@@ -20,12 +20,15 @@ func (p *Poller) record(s *model.Snapshot) {
 		tot[model.MExpired] += q.Expired
 		tot[model.MScheduled] += q.Scheduled
 		if q.Stale || q.Err != "" {
+			h.Gap(q.Name)
 			continue
 		}
-		h.Put(q.Name, [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, max(0, q.OldestPendingAgeMs/1000)})
+		h.Put(q.Name, [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, q.OldestScoreMs / 1000})
 	}
 	if up, all := s.NodesUp(); up == all && all > 0 {
 		t.Put("total", tot)
+	} else {
+		t.Gap("total")
 	}
 	for i := range s.Queues {
 		q := &s.Queues[i]
