@@ -208,7 +208,7 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		i int
 	}
 	rows := make([]row, 0, len(qs))
-	kept(qs, filter, func(i int, q *Queue) { rows = append(rows, row{k: sortValue(q, key), i: i}) })
+	kept(qs, filter, func(i int, q *Queue) { rows = append(rows, row{k: f.Snap.sortValue(q, key), i: i}) })
 	slices.SortFunc(rows, func(a, b row) int {
 		if a.k != b.k {
 			return cmp.Compare(a.k, b.k)
@@ -235,8 +235,9 @@ func kept(qs []Queue, filter string, f func(i int, q *Queue)) {
 }
 
 // sortValue is a queue's key for the sorts by a number: counts descending,
-// the slot ascending, names (SortName) by index alone.
-func sortValue(q *Queue, key SortKey) int64 {
+// the slot ascending, names (SortName) by index alone. The growth is
+// derived for every queue here, in that sort alone.
+func (s *Snapshot) sortValue(q *Queue, key SortKey) int64 {
 	switch key {
 	case SortExpired:
 		return -q.Expired
@@ -247,7 +248,7 @@ func sortValue(q *Queue, key SortKey) int64 {
 	case SortOldest:
 		return -q.OldestPendingAgeMs
 	case SortGrowth: // fastest net growth of pending first
-		return -int64(q.Trend.PendingNet * 1000)
+		return -int64(s.Trend(q).PendingNet * 1000)
 	case SortSlot:
 		return int64(q.Slot)
 	}
@@ -264,7 +265,7 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 	}
 	rows := make([]row, 0, len(qs))
 	kept(qs, filter, func(i int, q *Queue) {
-		r := row{i: i, k: sortValue(q, key)}
+		r := row{i: i, k: f.Snap.sortValue(q, key)}
 		if key == SortNode {
 			r.s = q.Node
 		}

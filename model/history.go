@@ -228,151 +228,110 @@ func clamp32(x int64) int32 {
 	return int32(min(max(x, 0), 1<<31-1))
 }
 
-// at is a series' values at time ms: the last change at or before it, Gap
-// before its first.
-func (s *series) at(ms int64) [Metrics]int32 {
-	i := sort.Search(len(s.log), func(i int) bool { return s.log[i].at > ms })
-	if i == 0 {
-		return gapValues
+// Past is one series' changes as a poll left them: a view that later polls
+// never change (the history appends past its end, and compacts into a new
+// array), so a snapshot can carry it to a screen, which derives the
+// figures it shows (Clock.Trend, Clock.Spark, Clock.Series) for the rows it
+// draws, and no poll derives them for every queue. The zero Past is a
+// series never put: no past.
+type Past struct {
+	log      []rec
+	firstAt  int64
+	lastZero int64
+}
+
+// Known reports whether the series was ever put.
+func (p Past) Known() bool { return p.log != nil }
+
+// Holds reports whether the series' latest values are v (as Put takes
+// them), so that putting them would be no change.
+func (p Past) Holds(v [Metrics]int64) bool {
+	if len(p.log) == 0 {
+		return false
 	}
-	return s.log[i-1].v
-}
-
-// Series is a copy of one series' past, oldest first.
-type Series struct {
-	Fine   []Sample // the last polls
-	Coarse []Bucket // the last hour, a bucket a minute
-}
-
-// Sample is a series' values at one poll; Gap where it had none.
-type Sample struct {
-	AtMs int64
-	V    [Metrics]int32
-}
-
-// Bucket is a series over one CoarseStep.
-type Bucket struct {
-	AtMs                      int64
-	PendMin, PendMax, Pending int32
-	Active, Expired, OldestS  int32
-}
-
-// fine is a series' values at the last FineN polls, oldest first; a slot
-// with AtMs 0 is no poll.
-func (h *History) fine(id int) (out [FineN]Sample) {
-	s := &h.s[id]
-	i := -1 // the change in effect at the poll, walked forward
-	for k := 1; k <= FineN; k++ {
-		slot := (h.fineHead + k) % FineN
-		at := h.fineAt[slot]
-		out[k-1].AtMs = at
-		if at == 0 {
-			continue
-		}
-		if i < 0 {
-			i = sort.Search(len(s.log), func(i int) bool { return s.log[i].at > at }) - 1
-		}
-		for i+1 < len(s.log) && s.log[i+1].at <= at {
-			i++
-		}
-		out[k-1].V = gapValues
-		if i >= 0 && s.log[i].at <= at {
-			out[k-1].V = s.log[i].v
+	last := p.log[len(p.log)-1].v
+	for m, x := range v {
+		if clamp32(x) != last[m] {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
-// bucket is a series over coarse bucket b: what it held at the bucket's
-// first poll, then each change in it.
-func (h *History) bucket(id, b int) Bucket {
-	s := &h.s[id]
-	start, first := h.coarseAt[b], h.coarseFirst[b]
-	out := Bucket{AtMs: start, PendMin: Gap, PendMax: Gap, Pending: Gap, Active: Gap, Expired: Gap, OldestS: Gap}
-	apply := func(v [Metrics]int32) {
-		p := v[MPending]
-		if p == Gap {
-			return
-		}
-		if out.PendMin == Gap || p < out.PendMin {
-			out.PendMin = p
-		}
-		out.PendMax = max(out.PendMax, p)
-		out.Pending, out.Active, out.Expired, out.OldestS = p, v[MActive], v[MExpired], v[MOldest]
-	}
-	apply(s.at(first))
-	end := start + CoarseStep.Milliseconds()
-	for i := sort.Search(len(s.log), func(i int) bool { return s.log[i].at > first }); i < len(s.log) && s.log[i].at < end; i++ {
-		apply(s.log[i].v)
-	}
-	return out
-}
-
-// Series copies a series' past out, for a screen; ok is false for a name
-// never put.
-func (h *History) Series(name string) (Series, bool) {
+// Past is the named series' past as of now; the zero Past for a name never
+// put.
+func (h *History) Past(name string) Past {
 	id, ok := h.ids[name]
 	if !ok {
-		return Series{}, false
+		return Past{}
 	}
-	var s Series
-	for _, x := range h.fine(id) {
-		if x.AtMs != 0 {
-			s.Fine = append(s.Fine, x)
-		}
+	s := &h.s[id]
+	return Past{log: s.log[:len(s.log):len(s.log)], firstAt: s.firstAt, lastZero: s.lastZero}
+}
+
+// Clock is the polls a history has seen, oldest first (0 where none yet):
+// the last FineN, and the start and first poll of the last CoarseN buckets.
+type Clock struct {
+	fineAt              [FineN]int64
+	coarse, coarseFirst [CoarseN]int64
+	nowMs               int64
+}
+
+// Clock is the polls so far, for a snapshot.
+func (h *History) Clock() Clock {
+	c := Clock{nowMs: h.nowMs}
+	for k := 1; k <= FineN; k++ {
+		c.fineAt[k-1] = h.fineAt[(h.fineHead+k)%FineN]
 	}
 	for k := 1; k <= CoarseN; k++ {
-		if b := (h.coarseHd + k) % CoarseN; h.coarseAt[b] != 0 {
-			s.Coarse = append(s.Coarse, h.bucket(id, b))
-		}
+		b := (h.coarseHd + k) % CoarseN
+		c.coarse[k-1], c.coarseFirst[k-1] = h.coarseAt[b], h.coarseFirst[b]
 	}
-	return s, true
+	return c
+}
+
+// NowMs is the latest poll's time.
+func (c *Clock) NowMs() int64 { return c.nowMs }
+
+// Series is the named series' past, for a screen; ok is false for a name
+// never put.
+func (h *History) Series(name string) (Series, bool) {
+	p := h.Past(name)
+	if !p.Known() {
+		return Series{}, false
+	}
+	c := h.Clock()
+	return c.Series(p), true
 }
 
 // Spark is the last n fine values of metric m of a series, oldest first,
 // Gap where it had none; nil for a name never put.
 func (h *History) Spark(name string, m, n int) []int32 {
-	id, ok := h.ids[name]
-	if !ok {
+	p := h.Past(name)
+	if !p.Known() {
 		return nil
 	}
-	n = min(n, FineN)
-	f := h.fine(id)
-	out := make([]int32, n)
-	for k := range out {
-		x := f[FineN-n+k]
-		out[k] = x.V[m]
-		if x.AtMs == 0 {
-			out[k] = Gap
-		}
-	}
-	return out
+	c := h.Clock()
+	return c.spark(p, m, n)
 }
-
-// Len is how many series the history holds.
-func (h *History) Len() int { return len(h.names) }
-
-// SparkBuckets is how many buckets a queue's Spark has.
-const SparkBuckets = 12
 
 // Buckets is metric m of a series over the fine past in n buckets, each its
 // highest value (Gap when it has none), oldest first; nil for a name never
 // put.
 func (h *History) Buckets(name string, m, n int) []int32 {
-	id, ok := h.ids[name]
-	if !ok {
+	p := h.Past(name)
+	if !p.Known() {
 		return nil
 	}
-	f := h.fine(id)
-	out := make([]int32, n)
-	per := FineN / n
-	for b := range out {
-		out[b] = Gap
-		for _, x := range f[b*per : (b+1)*per] {
-			if x.AtMs != 0 && x.V[m] > out[b] {
-				out[b] = x.V[m]
-			}
-		}
-	}
-	return out
+	c := h.Clock()
+	return c.buckets(p, m, n)
 }
+
+// Trend derives a series' figures at the latest poll.
+func (h *History) Trend(name string) Trend {
+	c := h.Clock()
+	return c.Trend(h.Past(name))
+}
+
+// Len is how many series the history holds.
+func (h *History) Len() int { return len(h.names) }

@@ -65,6 +65,13 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 	at := int64(1_700_000_000_000)
 	names := []string{"orders", "fills", "late", "quiet"}
 	held := map[string][Metrics]int64{} // what each series holds, absent after a gap
+	// a view taken mid-way: what it says must not change with later polls
+	// (appends, compactions), since a snapshot on screen holds it
+	var (
+		viewClock Clock
+		view      Past
+		viewSaid  Series
+	)
 	for i := 0; i < 3000; i++ {
 		at += 300 + rng.Int64N(3000)
 		p := refPoll{at: at, vals: map[string][Metrics]int64{}}
@@ -90,6 +97,10 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 			}
 		}
 		polls = append(polls, p)
+		if i == 1500 {
+			viewClock, view = h.Clock(), h.Past("orders")
+			viewSaid = viewClock.Series(view)
+		}
 		if i%97 != 0 && i != 2999 {
 			continue
 		}
@@ -108,7 +119,11 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 			}
 		}
 	}
-	f := h.fine(h.ids["orders"])
+	if !equalSeries(viewClock.Series(view), viewSaid) {
+		t.Error("a view of poll 1500 changed with the polls after it")
+	}
+	c := h.Clock()
+	f := c.fine(&Past{log: h.s[h.ids["orders"]].log})
 	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != f[FineN-1].V[MPending] {
 		t.Errorf("spark %v", sp)
 	}

@@ -64,13 +64,10 @@ type Queue struct {
 	// Stale is set when the queue's node did not answer this poll and the
 	// figures are from an earlier one.
 	Stale bool
-	// Trend and Spark come from the poller's history (History): the
-	// derived figures, and pending over the last minute in SparkBuckets
-	// buckets (each its highest value), oldest first, Gap where none.
-	Trend Trend
-	Spark []int32
-	// Past is the queue's whole past, for the queues read in detail.
-	Past *Series
+	// Past is the queue's past, from the poller's history: with the
+	// snapshot's Clock it gives the queue's trend, sparkline and whole
+	// past (Snapshot.Trend, Spark, Series), derived for what is shown.
+	Past Past
 }
 
 // Load is pending plus active, what the heatmap's brightness shows.
@@ -159,6 +156,8 @@ type Snapshot struct {
 	// before the first read.
 	Load *SlotLoad
 	Poll PollStats
+	// Clock is the polls the history has seen, for the queues' Past.
+	Clock Clock
 	// Totals over time: pending of every queue over the last minute, in
 	// SparkBuckets buckets, and its trend; a poll with a node not
 	// answering is a gap, since its total would be partial.
@@ -177,6 +176,21 @@ func (s *Snapshot) Totals() (pending, active, expired int64) {
 		expired += s.Queues[i].Expired
 	}
 	return
+}
+
+// Trend is what a queue's past says now.
+func (s *Snapshot) Trend(q *Queue) Trend { return s.Clock.Trend(q.Past) }
+
+// Spark is a queue's pending over the last minute, in SparkBuckets buckets
+// (each its highest value), oldest first, Gap where none; nil with no past.
+func (s *Snapshot) Spark(q *Queue) []int32 { return s.Clock.Spark(q.Past) }
+
+// Series is a queue's whole past; ok is false when it has none.
+func (s *Snapshot) Series(q *Queue) (Series, bool) {
+	if !q.Past.Known() {
+		return Series{}, false
+	}
+	return s.Clock.Series(q.Past), true
 }
 
 // NodesUp counts the primaries that answered, and the primaries.

@@ -46,21 +46,20 @@ func (d Direction) String() string {
 const TrendMin = 10 * time.Second
 
 // Trend derives a series' figures at the latest poll.
-func (h *History) Trend(name string) Trend {
+func (c *Clock) Trend(p Past) Trend {
 	var t Trend
-	id, ok := h.ids[name]
-	if !ok {
+	if !p.Known() {
 		return t
 	}
-	f := h.fine(id)
+	f := c.fine(&p)
 	var r2 float64
-	t.PendingNet, r2, t.NetOK = h.netRate(&f, MPending, time.Minute)
-	t.ActiveNet, _, _ = h.netRate(&f, MActive, time.Minute)
+	t.PendingNet, r2, t.NetOK = c.netRate(&f, MPending, time.Minute)
+	t.ActiveNet, _, _ = c.netRate(&f, MActive, time.Minute)
 	if t.NetOK {
 		t.Direction = direction(t.PendingNet*60, r2, mean(&f, MPending))
 	}
 	now := f[FineN-1].V[MPending]
-	if rate, over, ok := h.longRate(id, &f); ok && now != Gap {
+	if rate, over, ok := c.longRate(&p, &f); ok && now != Gap {
 		t.RateOver = over
 		// no drain estimate while the last minute rises: "pending +0.1/s
 		// net · empty in ~15s" contradicts itself
@@ -68,13 +67,12 @@ func (h *History) Trend(name string) Trend {
 			t.EmptyIn = time.Duration(float64(now) / -rate * float64(time.Second))
 		}
 	}
-	s := &h.s[id]
 	switch exp := f[FineN-1].V[MExpired]; {
 	case exp == Gap || exp == 0:
-	case s.lastZero < 0:
-		t.SinceExpiredZero, t.AtLeast = time.Duration(h.nowMs-s.firstAt)*time.Millisecond, true
+	case p.lastZero < 0:
+		t.SinceExpiredZero, t.AtLeast = time.Duration(c.nowMs-p.firstAt)*time.Millisecond, true
 	default:
-		t.SinceExpiredZero = time.Duration(h.nowMs-s.lastZero) * time.Millisecond
+		t.SinceExpiredZero = time.Duration(c.nowMs-p.lastZero) * time.Millisecond
 	}
 	return t
 }
@@ -96,19 +94,19 @@ func direction(perMinute, r2, mean float64) Direction {
 // netRate is the slope of a least-squares line through the fine samples
 // of the last window, per second (gaps skipped), and its r²; ok when they
 // span TrendMin at least.
-func (h *History) netRate(f *[FineN]Sample, m int, window time.Duration) (slope, r2 float64, ok bool) {
+func (c *Clock) netRate(f *[FineN]Sample, m int, window time.Duration) (slope, r2 float64, ok bool) {
 	var n, sx, sy, sxx, sxy, syy float64
 	var first, last int64
 	for _, x := range f { // oldest first
 		at, v := x.AtMs, x.V[m]
-		if at == 0 || v == Gap || h.nowMs-at > window.Milliseconds() {
+		if at == 0 || v == Gap || c.nowMs-at > window.Milliseconds() {
 			continue
 		}
 		if n == 0 {
 			first = at
 		}
 		last = at
-		x, y := float64(at-h.nowMs)/1000, float64(v)
+		x, y := float64(at-c.nowMs)/1000, float64(v)
 		n++
 		sx, sy, sxx, sxy, syy = sx+x, sy+y, sxx+x*x, sxy+x*y, syy+y*y
 	}
@@ -144,36 +142,36 @@ func mean(f *[FineN]Sample, m int) float64 {
 // longRate is pending's net rate over the last five minutes: from the
 // coarse bucket about five minutes back (its last value) to now, or, with
 // less past, over the fine samples.
-func (h *History) longRate(id int, f *[FineN]Sample) (float64, time.Duration, bool) {
+func (c *Clock) longRate(p *Past, f *[FineN]Sample) (float64, time.Duration, bool) {
 	now := f[FineN-1].V[MPending]
 	for k := 5; k >= 1; k-- {
-		b := (h.coarseHd - k + CoarseN) % CoarseN
-		if h.coarseAt[b] == 0 || now == Gap {
+		b := CoarseN - 1 - k
+		if c.coarse[b] == 0 || now == Gap {
 			continue
 		}
-		v := h.bucket(id, b).Pending
+		v := c.bucket(p, b).Pending
 		if v == Gap {
 			continue
 		}
 		// the bucket's last value is at most a step old at its end
-		at := h.coarseAt[b] + CoarseStep.Milliseconds()
-		over := time.Duration(h.nowMs-at) * time.Millisecond
+		at := c.coarse[b] + CoarseStep.Milliseconds()
+		over := time.Duration(c.nowMs-at) * time.Millisecond
 		if over >= TrendMin {
 			return float64(now-v) / over.Seconds(), over, true
 		}
 	}
-	r, _, ok := h.netRate(f, MPending, time.Minute)
+	r, _, ok := c.netRate(f, MPending, time.Minute)
 	if !ok {
 		return 0, 0, false
 	}
 	var first int64
 	for _, x := range f {
-		if x.AtMs != 0 && x.V[MPending] != Gap && h.nowMs-x.AtMs <= time.Minute.Milliseconds() {
+		if x.AtMs != 0 && x.V[MPending] != Gap && c.nowMs-x.AtMs <= time.Minute.Milliseconds() {
 			first = x.AtMs
 			break
 		}
 	}
-	return r, time.Duration(h.nowMs-first) * time.Millisecond, true
+	return r, time.Duration(c.nowMs-first) * time.Millisecond, true
 }
 
 // Words says a trend in plain words: "growing, pending +2.1/s net · empty

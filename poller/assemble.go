@@ -196,7 +196,7 @@ func (p *Poller) carry(i int, name string, nowMs int64) model.Queue {
 	if q.Pending > 0 && q.OldestScoreMs > 0 && nowMs > 0 {
 		q.OldestPendingAgeMs = max(0, nowMs-q.OldestScoreMs)
 	}
-	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist, q.Past = false, nil, nil, nil, nil
+	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist = false, nil, nil, nil
 	return q
 }
 

@@ -42,10 +42,11 @@ func TestHistoryOnACluster(t *testing.T) {
 		if qs == nil {
 			t.Fatalf("poll %d: %s is gone", i, q)
 		}
-		if qs.Trend.Direction == model.Shrinking {
+		tr := s.Trend(qs)
+		if tr.Direction == model.Shrinking {
 			shrinking++
 		}
-		if qs.Trend.EmptyIn > 0 {
+		if tr.EmptyIn > 0 {
 			etas++
 		}
 		if qs.Pending == 0 {
@@ -56,7 +57,7 @@ func TestHistoryOnACluster(t *testing.T) {
 	if shrinking == 0 || etas == 0 {
 		t.Errorf("a drain of %d jobs over %v: shrinking at %d polls, an ETA at %d", jobs, time.Since(start).Round(time.Second), shrinking, etas)
 	}
-	if tr := s.Queue(q).Trend; tr.EmptyIn != 0 {
+	if tr := s.Trend(s.Queue(q)); tr.EmptyIn != 0 {
 		t.Errorf("empty, yet an ETA of %v", tr.EmptyIn)
 	}
 	owner, err := cl.Owner(int(keyspace.QueueSlot(q)))
@@ -68,8 +69,8 @@ func TestHistoryOnACluster(t *testing.T) {
 	}
 	s = pollN(t, p, 1)
 	cl.Resume(owner)
-	past := s.Queue(q).Past
-	if past == nil || len(past.Fine) < 2 {
+	past, ok := s.Series(s.Queue(q))
+	if !ok || len(past.Fine) < 2 {
 		t.Fatal("no past copied out for the detailed queue")
 	}
 	last, before := past.Fine[len(past.Fine)-1], past.Fine[len(past.Fine)-2]

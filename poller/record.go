@@ -21,25 +21,25 @@ func (p *Poller) record(s *model.Snapshot) {
 		tot[model.MScheduled] += q.Scheduled
 		if q.Stale || q.Err != "" {
 			h.Gap(q.Name)
+		} else if v := values(q); !q.Past.Holds(v) { // a carried queue holds its values: nothing to do
+			h.Put(q.Name, v)
+		} else {
 			continue
 		}
-		h.Put(q.Name, [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, q.OldestScoreMs / 1000})
+		q.Past = h.Past(q.Name)
 	}
 	if up, all := s.NodesUp(); up == all && all > 0 {
 		t.Put("total", tot)
 	} else {
 		t.Gap("total")
 	}
-	for i := range s.Queues {
-		q := &s.Queues[i]
-		q.Trend = h.Trend(q.Name)
-		q.Spark = h.Buckets(q.Name, model.MPending, model.SparkBuckets)
-		if q.Detail {
-			if past, ok := h.Series(q.Name); ok {
-				q.Past = &past
-			}
-		}
-	}
-	s.TotalSpark = t.Buckets("total", model.MPending, model.SparkBuckets)
-	s.TotalTrend = t.Trend("total")
+	s.Clock = h.Clock()
+	tc := t.Clock()
+	past := t.Past("total")
+	s.TotalSpark, s.TotalTrend = tc.Spark(past), tc.Trend(past)
+}
+
+// values are what the history keeps of a queue's reading.
+func values(q *model.Queue) [model.Metrics]int64 {
+	return [model.Metrics]int64{q.Pending, q.Active, q.Expired, q.Scheduled, q.OldestScoreMs / 1000}
 }

@@ -294,19 +294,20 @@ func TestQueueStatusInWords(t *testing.T) {
 	grow := model.Trend{NetOK: true, Direction: model.Growing, PendingNet: 1.5}
 	cases := []struct {
 		q    model.Queue
+		tr   model.Trend
 		want string
 	}{
-		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true, Trend: grow}, "node down · stuck: 3 expired leases"},
-		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Trend: grow}, "stuck: 3 expired leases"},
-		{model.Queue{Expired: 1}, "stuck: 1 expired lease"},
-		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000, Trend: grow}, "stalled: oldest waits 6m, none active"},
-		{model.Queue{Pending: 5, Active: 1, OldestPendingAgeMs: 360_000, Trend: grow}, "growing +1.5/s net"},
-		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, "node down · figures from its last answer"},
-		{model.Queue{Err: "WRONGTYPE emq:{x}:active"}, "error: WRONGTYPE"},
-		{model.Queue{Pending: 5, Active: 2, OldestPendingAgeMs: 5_000}, ""},
+		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000, Stale: true}, grow, "node down · stuck: 3 expired leases"},
+		{model.Queue{Expired: 3, Pending: 5, OldestPendingAgeMs: 600_000}, grow, "stuck: 3 expired leases"},
+		{model.Queue{Expired: 1}, model.Trend{}, "stuck: 1 expired lease"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 360_000}, grow, "stalled: oldest waits 6m, none active"},
+		{model.Queue{Pending: 5, Active: 1, OldestPendingAgeMs: 360_000}, grow, "growing +1.5/s net"},
+		{model.Queue{Pending: 5, OldestPendingAgeMs: 30_000, Stale: true}, model.Trend{}, "node down · figures from its last answer"},
+		{model.Queue{Err: "WRONGTYPE emq:{x}:active"}, model.Trend{}, "error: WRONGTYPE"},
+		{model.Queue{Pending: 5, Active: 2, OldestPendingAgeMs: 5_000}, model.Trend{}, ""},
 	}
 	for _, c := range cases {
-		got := ansi.Strip(queueStatus(th, &c.q))
+		got := ansi.Strip(queueStatus(th, &c.q, c.tr))
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 			t.Errorf("%+v: %q, want %q", c.q, got, c.want)
 		}
@@ -1056,16 +1057,24 @@ func TestIntervalLadderAndDurationWords(t *testing.T) {
 // clause takes a line of its own.
 func TestTrendWordsWhole(t *testing.T) {
 	c := session(0)
-	q := *c.sel
-	q.Trend = model.Trend{NetOK: true, Direction: model.Shrinking, PendingNet: -0.4, EmptyIn: 95 * time.Second,
-		RateOver: 5 * time.Minute, SinceExpiredZero: 10 * time.Minute}
-	c.sel = &q
+	// ten minutes of a drain at 0.4 jobs a second, expired leases all along
+	withPast(c.snap, 600, map[string]func(i int) ([model.Metrics]int64, bool){
+		"orders": func(i int) ([model.Metrics]int64, bool) {
+			return [model.Metrics]int64{model.MPending: int64(280 - i*4/10), model.MExpired: 1}, true
+		},
+	})
+	c.sel = c.snap.Queue("orders")
+	tr := c.snap.Trend(c.sel)
+	if tr.Direction != model.Shrinking || tr.EmptyIn == 0 || tr.SinceExpiredZero == 0 {
+		t.Fatalf("the drain reads %+v", tr)
+	}
+	want := append(tr.Clauses(), "expired for at least "+ago(tr.SinceExpiredZero))
 	for _, w := range []int{40, 60, 100} {
 		p := &trendPane{c: c}
 		p.SetSize(w, 12)
 		v := ansi.Strip(p.View())
 		flat := strings.Join(strings.Fields(strings.ReplaceAll(v, "│", " ")), " ")
-		for _, want := range []string{"shrinking, pending -0.4/s net", "empty in ~1m40s at the last 5m's rate", "expired for 10m"} {
+		for _, want := range want {
 			if !strings.Contains(flat, want) {
 				t.Errorf("width %d: %q cut or missing:\n%s", w, want, v)
 			}

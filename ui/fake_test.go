@@ -114,26 +114,27 @@ func fixture(extra int) *model.Snapshot {
 		s.Queues = append(s.Queues, model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
 			Pending: int64(i % 97), Active: int64(i % 7), Expired: int64(i % 13 / 12), OldestPendingAgeMs: int64(i), ServerTimeMs: now})
 	}
-	// the past the poller's history copies out: orders growing, fills
-	// draining, a gap where a node did not answer
-	s.Queues[0].Spark = []int32{1, 1, 2, 2, 3, model.Gap, 3, 4, 4, 5, 5, 5}
-	s.Queues[0].Trend = model.Trend{NetOK: true, Direction: model.Growing, PendingNet: 0.1, ActiveNet: 0.05,
-		SinceExpiredZero: 95 * time.Second}
-	past := &model.Series{}
-	for i := 0; i < 60; i++ {
-		x := model.Sample{AtMs: now - int64(59-i)*1000}
-		x.V[model.MPending], x.V[model.MActive] = int32(i/12+1), int32(3+i%3)
-		if i >= 30 && i < 34 { // a node outage: a gap, not a zero
-			x.V[model.MPending], x.V[model.MActive] = model.Gap, model.Gap
-		}
-		past.Fine = append(past.Fine, x)
-	}
-	s.Queues[0].Past = past
-	s.Queues[1].Spark = []int32{9, 8, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0}
-	s.Queues[1].Trend = model.Trend{NetOK: true, Direction: model.Shrinking, PendingNet: -0.2, EmptyIn: 40 * time.Second,
-		RateOver: 5 * time.Minute}
-	s.Queues[2].Spark = []int32{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
-	s.Queues[2].Trend = model.Trend{NetOK: true, Direction: model.Steady}
+	// the past, from a real history: orders growing with a gap where a
+	// node did not answer and leases expired for 95 s, fills draining,
+	// tenant-12 steady
+	withPast(s, 120, map[string]func(i int) ([model.Metrics]int64, bool){
+		"orders": func(i int) ([model.Metrics]int64, bool) {
+			if i >= 90 && i < 95 { // a whole bucket of the sparkline
+				return [model.Metrics]int64{}, false
+			}
+			v := [model.Metrics]int64{model.MPending: int64(i/12 - 4), model.MActive: int64(3 + i%3)}
+			if i >= 25 {
+				v[model.MExpired] = 2
+			}
+			return v, true
+		},
+		"fills": func(i int) ([model.Metrics]int64, bool) {
+			return [model.Metrics]int64{model.MPending: int64(max(0, 60-i/2)), model.MActive: 1, model.MExpired: 1}, true
+		},
+		"tenant-12": func(int) ([model.Metrics]int64, bool) {
+			return [model.Metrics]int64{model.MPending: 3}, true
+		},
+	})
 	s.TotalSpark = []int32{10, 11, 12, 12, 13, 13, model.Gap, 14, 15, 15, 16, 16}
 	s.TotalTrend = model.Trend{NetOK: true, Direction: model.Growing, PendingNet: 0.3}
 	s.ForeignKeys = []model.ForeignKey{{Key: "emq:{a}}:pending", Reason: "malformed"}}
@@ -244,5 +245,27 @@ func settle(m *Model, cmd tea.Cmd, async bool) {
 				queue = append(queue, next)
 			}
 		}
+	}
+}
+
+// withPast gives the snapshot's queues a past from a real history: polls
+// one a second up to the snapshot's time, queue q's values at poll i from
+// f[q] (false: a gap, its node did not answer).
+func withPast(s *model.Snapshot, polls int, f map[string]func(i int) ([model.Metrics]int64, bool)) {
+	h := model.NewHistory()
+	end := s.TakenAt.UnixMilli()
+	for i := 0; i < polls; i++ {
+		h.Begin(end - int64(polls-1-i)*1000)
+		for name, at := range f {
+			if v, ok := at(i); ok {
+				h.Put(name, v)
+			} else {
+				h.Gap(name)
+			}
+		}
+	}
+	s.Clock = h.Clock()
+	for i := range s.Queues {
+		s.Queues[i].Past = h.Past(s.Queues[i].Name)
 	}
 }

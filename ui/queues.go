@@ -165,7 +165,7 @@ func (l *queueList) refresh() {
 	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
 		kept := l.view[:0]
 		for _, qi := range l.view {
-			if w := ansi.Strip(queueStatus(l.c.th, &l.c.fold.Snap.Queues[qi])); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
+			if w := ansi.Strip(queueStatus(l.c.th, &l.c.fold.Snap.Queues[qi], l.c.fold.Snap.Trend(&l.c.fold.Snap.Queues[qi]))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
 				kept = append(kept, qi)
 			}
 		}
@@ -283,6 +283,8 @@ func (l *queueList) columns(in int) listColumns {
 
 func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols listColumns) string {
 	th := l.c.th
+	snap := l.c.fold.Snap
+	tr := snap.Trend(q)
 	mark := "  "
 	if sel {
 		mark = "▶ "
@@ -301,9 +303,9 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 		line += fmt.Sprintf(" %9s", human(q.Scheduled))
 	}
 	if cols.trend {
-		line += "  " + fit(sparkline(th, q.Spark), model.SparkBuckets) + directionMark(th, q.Trend.Direction)
+		line += "  " + fit(sparkline(th, snap.Spark(q)), model.SparkBuckets) + directionMark(th, tr.Direction)
 	}
-	status := queueStatus(th, q)
+	status := queueStatus(th, q, tr)
 	if since, ok := l.c.mem.idle(q.Name); ok && status == "" {
 		status = idleStatus(th, since, l.c.now())
 	}
@@ -331,15 +333,15 @@ const stalledAfter = time.Minute
 
 // queueStatus says what is wrong with a queue, in words, the most urgent
 // first: stuck jobs, stalled, growing, stale, an error.
-func queueStatus(th *theme.Theme, q *model.Queue) string {
+func queueStatus(th *theme.Theme, q *model.Queue, tr model.Trend) string {
 	if q.Stale { // flagged first: whatever else is said is from an earlier poll
 		s := th.Bad.Render("node down")
-		if rest := liveStatus(th, q); rest != "" {
+		if rest := liveStatus(th, q, tr); rest != "" {
 			return s + " · " + rest
 		}
 		return s + th.Dim.Render(" · figures from its last answer")
 	}
-	return liveStatus(th, q)
+	return liveStatus(th, q, tr)
 }
 
 // idleStatus words an idle queue: empty (or gone) since when.
@@ -350,14 +352,14 @@ func idleStatus(th *theme.Theme, since, now time.Time) string {
 	return th.Dim.Render("idle " + ago(now.Sub(since)) + ", since " + since.UTC().Format("15:04:05Z"))
 }
 
-func liveStatus(th *theme.Theme, q *model.Queue) string {
+func liveStatus(th *theme.Theme, q *model.Queue, tr model.Trend) string {
 	switch {
 	case q.Expired > 0:
 		return th.Warn.Render(fmt.Sprintf("stuck: %s expired lease%s", human(q.Expired), plural(q.Expired)))
 	case q.Pending > 0 && q.Active == 0 && q.OldestPendingAgeMs >= stalledAfter.Milliseconds():
 		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(q.OldestPendingAgeMs)*time.Millisecond)))
-	case q.Trend.Direction == model.Growing:
-		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", q.Trend.PendingNet))
+	case tr.Direction == model.Growing:
+		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", tr.PendingNet))
 	case q.Err != "":
 		return th.Bad.Render("error: " + textgate.Bounded(q.Err, 120))
 	}

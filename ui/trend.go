@@ -64,25 +64,27 @@ func (p *trendPane) draw() string {
 	th := p.c.th
 	q := p.c.sel
 	title := "Trend"
-	if q == nil {
+	if q == nil || p.c.snap == nil {
 		return box(th.Border, title, nil, p.w, p.h)
 	}
 	title += fmt.Sprintf(" · %s · last %s (t: %s)", textgate.Bounded(q.Name, 30), ago(p.span()), map[bool]string{false: "1h", true: "1m"}[p.long])
-	if q.Past == nil || len(q.Past.Fine) < 2 {
+	past, ok := p.c.snap.Series(q)
+	if !ok || len(past.Fine) < 2 {
 		return box(th.Border, title, []string{th.Dim.Render(" gathering its past: a figure a poll…")}, p.w, p.h)
 	}
 	in, rows := p.w-2, p.h-2
-	clauses := q.Trend.Clauses()
-	if q.Trend.SinceExpiredZero > 0 {
+	tr := p.c.snap.Trend(q)
+	clauses := tr.Clauses()
+	if tr.SinceExpiredZero > 0 {
 		at := ""
-		if q.Trend.AtLeast {
+		if tr.AtLeast {
 			at = "at least "
 		}
-		clauses = append(clauses, fmt.Sprintf("expired for %s%s", at, ago(q.Trend.SinceExpiredZero)))
+		clauses = append(clauses, fmt.Sprintf("expired for %s%s", at, ago(tr.SinceExpiredZero)))
 	}
 	words := wrapClauses(clauses, in-1, max(1, rows/3))
 	chartRows := rows - len(words)
-	pend, act := p.points(q.Past)
+	pend, act := p.points(&past)
 	var lines []string
 	if th.Glyphs {
 		lines = p.ascii(pend, act, in, chartRows)

@@ -119,7 +119,7 @@ func writeWatch(w io.Writer, seq int, snap *model.Snapshot, pollErr error) error
 			l.ReadWhy = map[string]int{}
 		}
 		for i := range l.Queues {
-			l.Queues[i].Trend = trendJSON(snap.Queues[i].Trend)
+			l.Queues[i].Trend = trendJSON(snap.Trend(&snap.Queues[i]))
 		}
 		line = l
 	}
