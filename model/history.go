@@ -243,6 +243,14 @@ type Past struct {
 // Known reports whether the series was ever put.
 func (p Past) Known() bool { return p.log != nil }
 
+// LastChangeMs is the time of the series' latest change (0 for no past).
+func (p Past) LastChangeMs() int64 {
+	if len(p.log) == 0 {
+		return 0
+	}
+	return p.log[len(p.log)-1].at
+}
+
 // Holds reports whether the series' latest values are v (as Put takes
 // them), so that putting them would be no change.
 func (p Past) Holds(v [Metrics]int64) bool {
@@ -288,6 +296,16 @@ func (h *History) Clock() Clock {
 		c.coarse[k-1], c.coarseFirst[k-1] = h.coarseAt[b], h.coarseFirst[b]
 	}
 	return c
+}
+
+// FineStart is the time of the oldest poll of the fine past (0: none).
+func (c *Clock) FineStart() int64 {
+	for _, at := range c.fineAt {
+		if at != 0 {
+			return at
+		}
+	}
+	return 0
 }
 
 // NowMs is the latest poll's time.

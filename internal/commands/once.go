@@ -103,7 +103,9 @@ type jsonPoll struct {
 	RoundTrips int     `json:"round_trips"`
 }
 
-func toJSON(s *model.Snapshot) jsonSnapshot {
+// toJSON is the snapshot in the --once schema; with idx, of those queues
+// alone (a line of --watch carries those that changed).
+func toJSON(s *model.Snapshot, idx []int) jsonSnapshot {
 	out := jsonSnapshot{ServerTimeMs: s.ServerTimeMs, Version: s.Version, ForeignCount: s.ForeignCount,
 		Nodes: []jsonNode{}, Queues: []jsonQueue{}, ForeignKeys: []jsonForeign{}, Notes: s.Notes,
 		Poll: jsonPoll{DurationMs: ms(s.Poll.Duration), Scripts: s.Poll.Scripts, Commands: s.Poll.Commands, RoundTrips: s.Poll.RoundTrips}}
@@ -132,7 +134,14 @@ func toJSON(s *model.Snapshot) jsonSnapshot {
 		}
 		out.Nodes = append(out.Nodes, j)
 	}
-	for _, q := range s.Queues {
+	if idx == nil {
+		idx = make([]int, len(s.Queues))
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	for _, i := range idx {
+		q := &s.Queues[i]
 		jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
 			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: q.OldestPendingAgeMs, Error: q.Err, Stale: q.Stale}
 		if q.Detail {
@@ -191,7 +200,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 		return exitError
 	}
 	if asJSON {
-		b, _ := json.MarshalIndent(toJSON(snap), "", "  ")
+		b, _ := json.MarshalIndent(toJSON(snap, nil), "", "  ")
 		stdout.Write(textgate.JSON(b))
 		fmt.Fprintln(stdout)
 	} else {

@@ -18,6 +18,7 @@ type rootFlags struct {
 	once     bool
 	json     bool
 	watch    bool
+	whole    bool
 	queues   string
 	interval time.Duration
 	readOnly bool
@@ -43,6 +44,7 @@ func (r *rootFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.once, "once", false, "print one snapshot and exit")
 	fs.BoolVar(&r.json, "json", false, "with --once or --watch: print JSON")
 	fs.BoolVar(&r.watch, "watch", false, "with --json: one JSON object a poll, a line each, until SIGTERM or the reader goes")
+	fs.BoolVar(&r.whole, "whole", false, "with --watch: every queue on every line (by default a line after the first carries the queues that changed)")
 	fs.IntVar(&r.jobs, "jobs", 0, "with --once: also list the first `N` pending and active jobs of each queue")
 	fs.StringVar(&r.queues, "queues", "", "poll only these queues, `a,b,c` (skips discovery)")
 	fs.DurationVar(&r.interval, "interval", time.Second, "time between polls")
@@ -154,6 +156,9 @@ func runRoot(args []string, stdout, stderr io.Writer) int {
 	case r.once && r.watch:
 		fmt.Fprintln(stderr, "emqtop: --once and --watch: give one")
 		return bad
+	case r.whole && !r.watch:
+		fmt.Fprintln(stderr, "emqtop: --whole is for --watch (each line with every queue)")
+		return bad
 	case r.watch && !r.json:
 		fmt.Fprintln(stderr, "emqtop: --watch needs --json (a stream for scripts)")
 		return bad
@@ -162,7 +167,7 @@ func runRoot(args []string, stdout, stderr io.Writer) int {
 		return bad
 	}
 	if r.watch {
-		return runWatch(cfg, opt, r.interval, stdout, stderr)
+		return runWatch(cfg, opt, r.interval, r.whole, stdout, stderr)
 	}
 	if r.jobs != 0 && !r.once || r.jobs < 0 || r.jobs > 1000 {
 		fmt.Fprintln(stderr, "emqtop: --jobs is for --once, from 0 to 1000")

@@ -47,6 +47,12 @@ type watchLine struct {
 	ReadWhy     map[string]int `json:"read_why"`
 	Carried     int            `json:"carried"`
 	TotalsTrend *jsonTrend     `json:"totals_trend"`
+	// QueuesAre says which queues the line carries: "all", or "changed"
+	// (those whose figures changed since the line before, and Gone the
+	// names it no longer has); see watchdelta.go.
+	QueuesAre string    `json:"queues_are"`
+	Gone      *[]string `json:"gone,omitempty"` // on the lines of changes only
+
 }
 
 // errGone: the reader of the stream went away (a closed pipe).
@@ -56,7 +62,7 @@ var errGone = errors.New("the reader is gone")
 // until SIGTERM, SIGINT or a closed pipe, each of which ends it cleanly
 // (exit 0). A poll that fails is a line with its error, and the stream
 // goes on.
-func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, stdout, stderr io.Writer) int {
+func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, whole bool, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGPIPE)
 	defer stop()
 	p, closeFn, err := openPoller(cfg, opt)
@@ -69,7 +75,7 @@ func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, std
 		complain(stderr, "emqtop", err)
 		return exitError
 	}
-	return watchLoop(ctx, p, interval, stdout, stderr)
+	return watchLoop(ctx, p, interval, &deltas{whole: whole}, stdout, stderr)
 }
 
 // source is what the stream polls: the poller, or a test's.
@@ -77,7 +83,7 @@ type snapshotter interface {
 	Poll(ctx context.Context) (*model.Snapshot, error)
 }
 
-func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, stdout, stderr io.Writer) int {
+func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, d *deltas, stdout, stderr io.Writer) int {
 	next := time.Now()
 	for seq := 1; ctx.Err() == nil; seq++ {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -86,7 +92,7 @@ func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, stdou
 		if ctx.Err() != nil {
 			break
 		}
-		if err := writeWatch(stdout, seq, snap, err); err != nil {
+		if err := writeWatch(stdout, seq, snap, d, err); err != nil {
 			if errors.Is(err, errGone) {
 				return exitOK
 			}
@@ -106,7 +112,7 @@ func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, stdou
 	return exitOK
 }
 
-func writeWatch(w io.Writer, seq int, snap *model.Snapshot, pollErr error) error {
+func writeWatch(w io.Writer, seq int, snap *model.Snapshot, d *deltas, pollErr error) error {
 	var line any
 	if pollErr != nil {
 		line = struct {
@@ -114,12 +120,17 @@ func writeWatch(w io.Writer, seq int, snap *model.Snapshot, pollErr error) error
 			Error string `json:"error"`
 		}{seq, pollErr.Error()}
 	} else {
-		l := watchLine{jsonSnapshot: toJSON(snap), Seq: seq, Read: snap.Poll.Read, ReadWhy: snap.Poll.Why, Carried: snap.Poll.Carried, TotalsTrend: trendJSON(snap.TotalTrend)}
+		idx, gone, are := d.pick(snap)
+		l := watchLine{jsonSnapshot: toJSON(snap, idx), Seq: seq, Read: snap.Poll.Read, ReadWhy: snap.Poll.Why, Carried: snap.Poll.Carried,
+			TotalsTrend: trendJSON(snap.TotalTrend), QueuesAre: are}
+		if gone != nil {
+			l.Gone = &gone
+		}
 		if l.ReadWhy == nil {
 			l.ReadWhy = map[string]int{}
 		}
-		for i := range l.Queues {
-			l.Queues[i].Trend = trendJSON(snap.Trend(&snap.Queues[i]))
+		for k, i := range idx {
+			l.Queues[k].Trend = trendJSON(snap.Trend(&snap.Queues[i]))
 		}
 		line = l
 	}

@@ -26,6 +26,8 @@ type closingWriter struct {
 	// until, when set, ends the stream early at the first line it holds
 	// (the event awaited), rather than at a fixed count of polls
 	until func(line string) bool
+	// at runs a step when the stream has written that many lines
+	at map[int]func()
 }
 
 func (w *closingWriter) Write(b []byte) (int, error) {
@@ -33,59 +35,93 @@ func (w *closingWriter) Write(b []byte) (int, error) {
 		return 0, syscall.EPIPE
 	}
 	w.lines = append(w.lines, string(b))
+	if f := w.at[len(w.lines)]; f != nil {
+		f()
+	}
 	return len(b), nil
 }
 
 // --watch --json writes one object a poll, with each queue's derived
 // figures and the totals' and what the poll read and why (the first in
 // full, then, the trackers running, changes only: the queue carried over),
-// and ends cleanly when its reader goes.
+// and ends cleanly when its reader goes. The first line carries every
+// queue, the next ones the queues that changed: none until a job is
+// enqueued (at the fourth line), then the queue with it. --whole carries
+// every queue on every line.
 func TestWatchJSON(t *testing.T) {
 	cl, c := vtest.Cluster(t, 3)
 	for i := 0; i < 5; i++ {
 		echomq.Enqueue(context.Background(), c, "orders", []byte("x"))
 	}
-	w := &closingWriter{n: 8}
-	var errb strings.Builder
-	rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr()}, w, &errb)
-	if rc != exitOK || len(w.lines) != 8 {
-		t.Fatalf("rc %d after %d lines; stderr %q", rc, len(w.lines), errb.String())
+	type line struct {
+		Seq       int            `json:"seq"`
+		Read      string         `json:"read"`
+		Why       map[string]int `json:"read_why"`
+		Carried   int            `json:"carried"`
+		QueuesAre string         `json:"queues_are"`
+		Gone      []string       `json:"gone"`
+		Queues    []struct {
+			Name    string          `json:"name"`
+			Pending int64           `json:"pending"`
+			Trend   json.RawMessage `json:"trend"`
+		} `json:"queues"`
+		TotalsTrend map[string]any `json:"totals_trend"`
+		Nodes       []struct {
+			Tracking bool   `json:"tracking"`
+			Full     string `json:"full"`
+		} `json:"nodes"`
 	}
-	for i, l := range w.lines {
-		var doc struct {
-			Seq     int            `json:"seq"`
-			Read    string         `json:"read"`
-			Why     map[string]int `json:"read_why"`
-			Carried int            `json:"carried"`
-			Queues  []struct {
-				Name    string          `json:"name"`
-				Pending int64           `json:"pending"`
-				Trend   json.RawMessage `json:"trend"`
-			} `json:"queues"`
-			TotalsTrend map[string]any `json:"totals_trend"`
-			Nodes       []struct {
-				Tracking bool   `json:"tracking"`
-				Full     string `json:"full"`
-			} `json:"nodes"`
-		}
+	parse := func(i int, l string) line {
+		var doc line
 		if err := json.Unmarshal([]byte(l), &doc); err != nil || !strings.HasSuffix(l, "}\n") || strings.Count(l, "\n") != 1 {
 			t.Fatalf("line %d is not one JSON object on one line: %v %q", i, err, l)
 		}
-		if doc.Seq != i+1 || len(doc.Nodes) != 3 || len(doc.Queues) != 1 || doc.Queues[0].Pending != 5 {
+		if doc.Seq != i+1 || len(doc.Nodes) != 3 || doc.TotalsTrend["direction"] == nil {
 			t.Errorf("line %d: %+v", i, doc)
 		}
-		switch {
-		case i == 0 && (doc.Read != "full" || doc.Carried != 0):
-			t.Errorf("the first poll is not a full one: %+v", doc)
-		case i == len(w.lines)-1 && (doc.Read != "changes" || len(doc.Why) != 0 || doc.Carried != 1 ||
-			!doc.Nodes[0].Tracking || !doc.Nodes[1].Tracking || !doc.Nodes[2].Tracking):
-			t.Errorf("the last poll read more than the changes: %+v", doc)
+		return doc
+	}
+	// the stream ends at the first line with the enqueued job (at most 240)
+	w := &closingWriter{n: 240, until: func(l string) bool { return strings.Contains(l, `"pending":6`) }}
+	w.at = map[int]func(){4: func() {
+		if _, err := echomq.Enqueue(context.Background(), c, "orders", []byte("x")); err != nil {
+			t.Error(err)
 		}
-		if !strings.Contains(string(doc.Queues[0].Trend), `"direction"`) || doc.TotalsTrend["direction"] == nil {
-			t.Errorf("line %d carries no trend: %s", i, doc.Queues[0].Trend)
+	}}
+	var errb strings.Builder
+	rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr()}, w, &errb)
+	if rc != exitOK || len(w.lines) < 5 || len(w.lines) == 240 {
+		t.Fatalf("rc %d after %d lines; stderr %q", rc, len(w.lines), errb.String())
+	}
+	for i, l := range w.lines {
+		doc := parse(i, l)
+		last := i == len(w.lines)-1
+		switch {
+		case i == 0 && (doc.Read != "full" || doc.Carried != 0 || doc.QueuesAre != "all" || len(doc.Queues) != 1 || doc.Queues[0].Pending != 5):
+			t.Errorf("the first poll is not a full one of every queue: %+v", doc)
+		case i > 0 && (doc.QueuesAre != "changed" || doc.Gone == nil || len(doc.Gone) != 0):
+			t.Errorf("line %d is not a line of changes: %s", i, l)
+		case i > 0 && !last && len(doc.Queues) != 0:
+			t.Errorf("line %d carries a queue that did not change: %s", i, l)
+		case last && (len(doc.Queues) != 1 || doc.Queues[0].Pending != 6 || !strings.Contains(string(doc.Queues[0].Trend), `"direction"`)):
+			t.Errorf("the line of the enqueue carries %+v", doc.Queues)
 		}
 	}
-	for _, bad := range [][]string{{"--watch"}, {"--watch", "--json", "--once"}, {"--json"}} {
+	// the trackers running, a poll reads the changes only
+	if doc := parse(len(w.lines)-2, w.lines[len(w.lines)-2]); len(w.lines) > 8 && (doc.Read != "changes" || doc.Carried != 1 ||
+		!doc.Nodes[0].Tracking || !doc.Nodes[1].Tracking || !doc.Nodes[2].Tracking) {
+		t.Errorf("a poll before the enqueue read more than the changes: %+v", doc)
+	}
+	w = &closingWriter{n: 4}
+	if rc := Main([]string{"--watch", "--json", "--whole", "--interval", "250ms", "--addr", cl.Nodes[0].Addr()}, w, &errb); rc != exitOK {
+		t.Fatalf("--whole: rc %d; stderr %q", rc, errb.String())
+	}
+	for i, l := range w.lines {
+		if doc := parse(i, l); doc.QueuesAre != "all" || len(doc.Queues) != 1 || doc.Gone != nil {
+			t.Errorf("--whole, line %d: %s", i, l)
+		}
+	}
+	for _, bad := range [][]string{{"--watch"}, {"--watch", "--json", "--once"}, {"--json"}, {"--once", "--json", "--whole"}} {
 		if rc := Main(append(bad, "--addr", cl.Nodes[0].Addr()), io.Discard, io.Discard); rc == exitOK {
 			t.Errorf("%v accepted", bad)
 		}
