@@ -34,10 +34,18 @@ import (
 	"github.com/echomq/emqtop/ui"
 )
 
-const (
-	rowsPerQ    = 20 // 1,000,000 job rows at 50,000 queues
-	activeEvery = 10 // every tenth queue has 2 active jobs, one expired
-)
+// activeEvery: every tenth queue has 2 active jobs, one expired
+const activeEvery = 10
+
+// rowsPerQ is how many job rows each queue has [20: 1,000,000 at 50,000
+// queues]; EMQTOP_LOAD_ROWS sets it (4 for a million queues: the issue's
+// synthetic queues of a few jobs).
+var rowsPerQ = func() int {
+	if n, err := strconv.Atoi(os.Getenv("EMQTOP_LOAD_ROWS")); err == nil && n >= 2 {
+		return n
+	}
+	return 20
+}()
 
 // queues is how many the cluster is seeded with [50,000].
 var queues = func() int {
@@ -51,7 +59,7 @@ func seed(b *testing.B, c valkey.Client) {
 	now := float64(time.Now().UnixMilli())
 	sd := vtest.NewSeeder(b, c)
 	for i := 0; i < queues; i++ {
-		q := fmt.Sprintf("load-%05d", i)
+		q := fmt.Sprintf("load-%07d", i)
 		for j := 0; j < rowsPerQ; j++ {
 			if i%activeEvery == 0 && j < 2 {
 				sd.Job(q, keyspace.TypeActive, now-5000+float64(j)*600000)
