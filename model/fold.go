@@ -30,7 +30,7 @@ func NewFold(s *Snapshot) *Fold {
 		if i > 0 && s.Queues[i-1].Name >= s.Queues[i].Name {
 			f.byName = false
 		}
-		q := &s.Queues[i]
+		q := s.Queues[i]
 		f.SlotLoad[q.Slot] += q.Load()
 		f.SlotExpired[q.Slot] += q.Expired
 		f.slotStart[q.Slot+1]++
@@ -148,7 +148,7 @@ func Level(load, max int64) int {
 func (f *Fold) QueuesIn(lo, hi uint16) []*Queue {
 	var out []*Queue
 	for _, i := range f.slotIdx[f.slotStart[lo]:f.slotStart[int(hi)+1]] {
-		out = append(out, &f.Snap.Queues[i])
+		out = append(out, f.Snap.Queues[i])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Load() > out[j].Load() })
 	return out
@@ -226,9 +226,9 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 }
 
 // kept calls f for every queue whose name holds the lower-cased filter.
-func kept(qs []Queue, filter string, f func(i int, q *Queue)) {
+func kept(qs []*Queue, filter string, f func(i int, q *Queue)) {
 	for i := range qs {
-		if q := &qs[i]; filter == "" || containsFold(q.Name, filter) {
+		if q := qs[i]; filter == "" || containsFold(q.Name, filter) {
 			f(i, q)
 		}
 	}
@@ -246,7 +246,7 @@ func (s *Snapshot) sortValue(q *Queue, key SortKey) int64 {
 	case SortActive:
 		return -q.Active
 	case SortOldest:
-		return -q.OldestPendingAgeMs
+		return -s.OldestAge(q)
 	case SortGrowth: // fastest net growth of pending first
 		return -int64(s.Trend(q).PendingNet * 1000)
 	case SortSlot:

@@ -22,7 +22,7 @@ func fixture() *Snapshot {
 		s.Nodes = append(s.Nodes, NodeStatus{Node: n})
 	}
 	add := func(name string, p, a, e int64) {
-		s.Queues = append(s.Queues, Queue{Name: name, Slot: keyspace.QueueSlot(name), Pending: p, Active: a, Expired: e})
+		s.Queues = append(s.Queues, &Queue{Name: name, Slot: keyspace.QueueSlot(name), Pending: p, Active: a, Expired: e})
 	}
 	add("orders", 5, 3, 2)
 	add("fills", 0, 1, 1)
@@ -142,7 +142,7 @@ func TestViewMatchesReference(t *testing.T) {
 	s.Queues = nil
 	for i := 0; i < 500; i++ {
 		name := fmt.Sprintf("q-%03d", i)
-		s.Queues = append(s.Queues, Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
+		s.Queues = append(s.Queues, &Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
 			Pending: int64(i % 7), Active: int64(i % 5), Expired: int64(i % 3), OldestPendingAgeMs: int64(i % 11)})
 	}
 	f := NewFold(s)
@@ -158,7 +158,7 @@ func TestViewMatchesReference(t *testing.T) {
 						want = append(want, i)
 					}
 				}
-				less := func(a, b Queue) bool {
+				less := func(a, b *Queue) bool {
 					switch key {
 					case SortExpired:
 						if a.Expired != b.Expired {

@@ -251,6 +251,12 @@ func (p Past) LastChangeMs() int64 {
 	return p.log[len(p.log)-1].at
 }
 
+// Gapped reports whether the series has no value now: never put, or a
+// gap last.
+func (p Past) Gapped() bool {
+	return len(p.log) == 0 || p.log[len(p.log)-1].v == gapValues
+}
+
 // Holds reports whether the series' latest values are v (as Put takes
 // them), so that putting them would be no change.
 func (p Past) Holds(v [Metrics]int64) bool {

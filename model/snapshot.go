@@ -39,8 +39,9 @@ type Queue struct {
 	Active    int64
 	Scheduled int64
 	Expired   int64
-	// OldestPendingAgeMs is server now minus the lowest pending score, or -1
-	// when nothing is pending.
+	// OldestPendingAgeMs is the node's clock when read minus the lowest
+	// pending score, or -1 when nothing is pending; Snapshot.OldestAge is
+	// the age now, for a reading carried from an earlier poll.
 	OldestPendingAgeMs int64
 	// OldestScoreMs is the oldest pending job's score (0 when none), so its
 	// age can move with the server clock between reads; NextDeadlineMs is
@@ -68,6 +69,19 @@ type Queue struct {
 	// snapshot's Clock it gives the queue's trend, sparkline and whole
 	// past (Snapshot.Trend, Spark, Series), derived for what is shown.
 	Past Past
+}
+
+// OldestAgeMs is the oldest pending job's age at nowMs (a server clock),
+// or -1 when nothing is pending: a reading carried from an earlier poll
+// has its age move on with the clock.
+func (q *Queue) OldestAgeMs(nowMs int64) int64 {
+	if q.OldestPendingAgeMs < 0 {
+		return -1
+	}
+	if q.OldestScoreMs > 0 && nowMs > q.ServerTimeMs {
+		return max(0, nowMs-q.OldestScoreMs)
+	}
+	return q.OldestPendingAgeMs
 }
 
 // Load is pending plus active, what the heatmap's brightness shows.
@@ -145,8 +159,8 @@ type Snapshot struct {
 	Version      string    // {emq}:version, "" when unset
 	Nodes        []NodeStatus
 	Topology     *Topology
-	Queues       []Queue // sorted by name
-	Edges        []int64 // the timeline's bucket edges, ms relative to now
+	Queues       []*Queue // sorted by name; a queue is shared by the snapshots that carry it: never written once published
+	Edges        []int64  // the timeline's bucket edges, ms relative to now
 	ForeignKeys  []ForeignKey
 	ForeignCount int // may exceed len(ForeignKeys), which is bounded
 	// DiscoveryComplete is true once every primary finished a SCAN pass.
@@ -177,6 +191,10 @@ func (s *Snapshot) Totals() (pending, active, expired int64) {
 	}
 	return
 }
+
+// OldestAge is a queue's oldest pending job's age now (the snapshot's
+// server clock), in ms; -1 when nothing is pending.
+func (s *Snapshot) OldestAge(q *Queue) int64 { return q.OldestAgeMs(s.ServerTimeMs) }
 
 // Trend is what a queue's past says now.
 func (s *Snapshot) Trend(q *Queue) Trend { return s.Clock.Trend(q.Past) }
@@ -211,7 +229,7 @@ func (s *Snapshot) NodesUp() (up, total int) {
 func (s *Snapshot) Queue(name string) *Queue {
 	for i := range s.Queues {
 		if s.Queues[i].Name == name {
-			return &s.Queues[i]
+			return s.Queues[i]
 		}
 	}
 	return nil

@@ -96,37 +96,48 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		}
 	}
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
-	snap.Queues = make([]model.Queue, 0, len(queues))
+	// a queue nothing changed is the last snapshot's, shared: no copy, no
+	// write (the UI may be drawing the last snapshot); a new reading, or
+	// a changed one, is a queue of its own (never an element of a shared
+	// array, which one carried queue would keep whole)
+	snap.Queues = make([]*model.Queue, 0, len(queues))
 	for i, name := range queues {
-		var q model.Queue
-		if got[i] > 0 {
-			q = fresh[got[i]-1]
+		prev := p.prevOf(i, name)
+		var slot uint16
+		if prev != nil {
+			slot = prev.Slot
+		} else {
+			slot = keyspace.QueueSlot(name)
 		}
-		slot := keyspace.QueueSlot(name)
 		owner := topo.OwnerOf(slot)
+		var q *model.Queue
 		switch {
-		case owner != nil && p.ch.skip != nil && p.ch.skip[i] && nodeNow[owner.Addr] > 0:
+		case prev != nil && owner != nil && p.ch.skip != nil && p.ch.skip[i] && nodeNow[owner.Addr] > 0:
 			// not read: nothing of it changed, and its node answered
-			q = p.carry(i, name, nodeNow[owner.Addr])
+			q = carry(prev, owner.Addr)
 			snap.Poll.Carried++
 		case got[i] > 0:
+			q = new(model.Queue)
+			*q = fresh[got[i]-1]
 			if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
 				// a name given with --queues that has no keys: a typo, or a
 				// queue that is empty now (EchoMQ keeps no empty set)
 				q.Err = NoKeys(name, p.opt.Target)
 			}
 		case owner == nil:
-			q = p.stale(i, name)
+			q = stale(prev, name)
 			q.Err, q.Unread = fmt.Sprintf("slot %d is not covered by any node", slot), true
 		case failed[i] != "":
-			q = p.stale(i, name)
+			q = stale(prev, name)
 			q.Err, q.Unread = failed[i], true
 		default: // its node did not answer, or it was found this poll
-			q = p.stale(i, name)
+			q = stale(prev, name)
 		}
-		q.Name, q.Slot = name, slot
-		if owner != nil {
-			q.Node = owner.Addr
+		if q != prev {
+			q.Name, q.Slot = name, slot
+			if owner != nil {
+				q.Node = owner.Addr
+			}
 		}
 		snap.Queues = append(snap.Queues, q)
 		if owner != nil {
@@ -156,15 +167,15 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	return snap
 }
 
-// prevOf is the last reading of queue i of this poll's list. The previous
-// snapshot usually lists the same queues in the same order; when it does
-// not, a name index is built once.
-func (p *Poller) prevOf(i int, name string) (model.Queue, bool) {
+// prevOf is the last reading of queue i of this poll's list, nil when
+// there is none. The previous snapshot usually lists the same queues in the
+// same order; when it does not, a name index is built once.
+func (p *Poller) prevOf(i int, name string) *model.Queue {
 	if p.prev == nil {
-		return model.Queue{}, false
+		return nil
 	}
 	if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
-		return p.prev.Queues[i], true
+		return p.prev.Queues[i]
 	}
 	if p.prevIdx == nil {
 		p.prevIdx = make(map[string]int, len(p.prev.Queues))
@@ -173,31 +184,33 @@ func (p *Poller) prevOf(i int, name string) (model.Queue, bool) {
 		}
 	}
 	if j, ok := p.prevIdx[name]; ok {
-		return p.prev.Queues[j], true
+		return p.prev.Queues[j]
 	}
-	return model.Queue{}, false
+	return nil
 }
 
-// stale is the last reading of queue i, marked stale, or an empty one.
-func (p *Poller) stale(i int, name string) model.Queue {
-	q, ok := p.prevOf(i, name)
-	if !ok {
-		return model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
+// stale is a copy of the last reading, marked stale, or an empty one.
+func stale(prev *model.Queue, name string) *model.Queue {
+	if prev == nil {
+		return &model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
 	}
+	q := *prev
 	q.Stale = true
-	return q
+	return &q
 }
 
-// carry is the last reading of queue i, which nothing changed since: not
-// stale, its oldest pending age moved on to the node's clock nowMs, its job
-// lists dropped (a queue read in detail is read every poll).
-func (p *Poller) carry(i int, name string, nowMs int64) model.Queue {
-	q, _ := p.prevOf(i, name)
-	if q.Pending > 0 && q.OldestScoreMs > 0 && nowMs > 0 {
-		q.OldestPendingAgeMs = max(0, nowMs-q.OldestScoreMs)
+// carry is the last reading, which nothing changed since: the same queue,
+// shared, unless it was read in detail (its job lists are dropped: a
+// queue on screen in detail is read every poll) or its node changed. Its
+// oldest pending job's age moves on with the clock (Snapshot.OldestAge).
+func carry(prev *model.Queue, owner string) *model.Queue {
+	if !prev.Detail && !prev.Stale && prev.Node == owner {
+		return prev
 	}
+	q := *prev
+	q.Stale, q.Node = false, owner
 	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist = false, nil, nil, nil
-	return q
+	return &q
 }
 
 func (p *Poller) foreignKeys(topo *model.Topology, snap *model.Snapshot) {

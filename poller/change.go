@@ -173,7 +173,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		// a slot no queue held when its mark was set keeps it until a
 		// queue shows up there: that read is of new queues
 		for k, i := range b.idx {
-			if _, ok := p.prevOf(i, b.queues[k]); ok {
+			if p.prevOf(i, b.queues[k]) != nil {
 				return model.ReadUnproven, nil
 			}
 		}
@@ -182,13 +182,13 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	for k, i := range b.idx {
 		r := ""
 		_, written := ch.needQ[b.queues[k]]
-		q, ok := p.prevOf(i, b.queues[k])
+		q := p.prevOf(i, b.queues[k])
 		switch {
 		case written:
 			r = model.ReadDirty
 		case b.detail[k]:
 			r = model.ReadDetail
-		case !ok || q.Stale:
+		case q == nil || q.Stale:
 			r = model.ReadNew
 		case q.NextDeadlineMs > 0 && q.NextDeadlineMs <= nowMs:
 			r = model.ReadDeadline

@@ -86,7 +86,8 @@ func TestChangeDrivenPoll(t *testing.T) {
 			t.Errorf("%s: tracking %v, full %q", n.Addr, n.Tracking, n.Full)
 		}
 	}
-	age := s.Queue("q-1").OldestPendingAgeMs
+	q1 := s.Queue("q-1")
+	age := s.OldestAge(q1)
 
 	// a write: its slot, in the next poll
 	if _, err := echomq.Enqueue(ctx, c, "q-7", []byte("x")); err != nil {
@@ -97,8 +98,11 @@ func TestChangeDrivenPoll(t *testing.T) {
 	if why(s) != "dirty:1" || s.Queue("q-7").Pending != 3 || s.Queue("q-7").Stale {
 		t.Fatalf("after a write to q-7: %s, q-7 pending %d", why(s), s.Queue("q-7").Pending)
 	}
-	if a := s.Queue("q-1").OldestPendingAgeMs; a < age+25 {
+	if a := s.OldestAge(s.Queue("q-1")); a < age+25 {
 		t.Errorf("a carried queue's age did not move with the clock: %d then %d", age, a)
+	}
+	if s.Queue("q-1") != q1 {
+		t.Error("a carried queue was copied, not shared with the snapshot before")
 	}
 
 	// a lease that runs out with no write: the claim is read as a write,

@@ -14,14 +14,19 @@ func (p *Poller) record(s *model.Snapshot) {
 	t.Begin(at)
 	var tot [model.Metrics]int64
 	for i := range s.Queues {
-		q := &s.Queues[i]
+		q := s.Queues[i]
 		tot[model.MPending] += q.Pending
 		tot[model.MActive] += q.Active
 		tot[model.MExpired] += q.Expired
 		tot[model.MScheduled] += q.Scheduled
+		// a queue carried from the last snapshot is shared with it and
+		// never written: it holds its values (or its gap) already
 		if q.Stale || q.Err != "" {
+			if q.Past.Gapped() {
+				continue
+			}
 			h.Gap(q.Name)
-		} else if v := values(q); !q.Past.Holds(v) { // a carried queue holds its values: nothing to do
+		} else if v := values(q); !q.Past.Holds(v) {
 			h.Put(q.Name, v)
 		} else {
 			continue

@@ -40,7 +40,7 @@ func BenchmarkView(b *testing.B) {
 func BenchmarkFold(b *testing.B) {
 	src := &fakeSource{snap: fixture(10000)}
 	// the poller's snapshots are sorted by name
-	slices.SortFunc(src.snap.Queues, func(x, y model.Queue) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(src.snap.Queues, func(x, y *model.Queue) int { return strings.Compare(x.Name, y.Name) })
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	m = mm.(*Model)

@@ -307,7 +307,7 @@ func TestQueueStatusInWords(t *testing.T) {
 		{model.Queue{Pending: 5, Active: 2, OldestPendingAgeMs: 5_000}, model.Trend{}, ""},
 	}
 	for _, c := range cases {
-		got := ansi.Strip(queueStatus(th, &c.q, c.tr))
+		got := ansi.Strip(queueStatus(th, &c.q, c.tr, c.q.OldestPendingAgeMs))
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 			t.Errorf("%+v: %q, want %q", c.q, got, c.want)
 		}
@@ -418,7 +418,7 @@ func TestDownIsUnmistakable(t *testing.T) {
 	c.fold = model.NewFold(c.snap)
 	l := newQueueList(c)
 	for _, q := range c.snap.Queues {
-		if row := l.row(&q, false, 78, "", l.columns(78)); q.Stale != strings.HasPrefix(row, " ✗") {
+		if row := l.row(q, false, 78, "", l.columns(78)); q.Stale != strings.HasPrefix(row, " ✗") {
 			t.Errorf("at 80 columns, the row of %s (stale %v) is %q", q.Name, q.Stale, row)
 		}
 	}
@@ -466,13 +466,13 @@ func TestDownWords(t *testing.T) {
 // an hour after it left it is forgotten; one that comes back is not idle.
 func TestQueuesAreRemembered(t *testing.T) {
 	now := fixedNow
-	snap := func(qs ...model.Queue) *model.Snapshot {
+	snap := func(qs ...*model.Queue) *model.Snapshot {
 		s := fixture(0)
 		s.Queues, s.TakenAt = qs, now
 		return s
 	}
-	q := func(name string, pending int64) model.Queue {
-		return model.Queue{Name: name, Slot: 7, Node: "127.0.0.1:7000", Pending: pending, OldestPendingAgeMs: -1}
+	q := func(name string, pending int64) *model.Queue {
+		return &model.Queue{Name: name, Slot: 7, Node: "127.0.0.1:7000", Pending: pending, OldestPendingAgeMs: -1}
 	}
 	m := New(&fakeSource{snap: fixture(0)}, asciiTheme("dark"), Options{Now: func() time.Time { return now }})
 	step := func(s *model.Snapshot) string {

@@ -57,7 +57,7 @@ func (mem *queueMemory) idle(name string) (time.Time, bool) {
 func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot {
 	names := make(map[string]uint16, len(s.Queues))
 	for i := range s.Queues {
-		q := &s.Queues[i]
+		q := s.Queues[i]
 		names[q.Name] = q.Slot
 		delete(mem.gone, q.Name)
 		delete(mem.goneAt, q.Name)
@@ -134,9 +134,9 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 		return s
 	}
 	out := *s
-	out.Queues = make([]model.Queue, 0, len(s.Queues)+len(mem.gone))
+	out.Queues = make([]*model.Queue, 0, len(s.Queues)+len(mem.gone))
 	for i := range s.Queues {
-		if mem.hide && empty(&s.Queues[i]) {
+		if mem.hide && empty(s.Queues[i]) {
 			mem.hidden++
 			continue
 		}
@@ -153,7 +153,7 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 			}
 		}
 		q.ServerTimeMs = s.ServerTimeMs
-		out.Queues = append(out.Queues, q)
+		out.Queues = append(out.Queues, &q)
 	}
 	sort.Slice(out.Queues, func(i, j int) bool { return out.Queues[i].Name < out.Queues[j].Name })
 	return &out

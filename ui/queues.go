@@ -165,7 +165,7 @@ func (l *queueList) refresh() {
 	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
 		kept := l.view[:0]
 		for _, qi := range l.view {
-			if w := ansi.Strip(queueStatus(l.c.th, &l.c.fold.Snap.Queues[qi], l.c.fold.Snap.Trend(&l.c.fold.Snap.Queues[qi]))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
+			if w := ansi.Strip(queueStatus(l.c.th, l.c.fold.Snap.Queues[qi], l.c.fold.Snap.Trend(l.c.fold.Snap.Queues[qi]), l.c.fold.Snap.OldestAge(l.c.fold.Snap.Queues[qi]))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
 				kept = append(kept, qi)
 			}
 		}
@@ -209,7 +209,7 @@ func (l *queueList) selected() *model.Queue {
 	if l.c.fold == nil || len(l.view) == 0 {
 		return nil
 	}
-	return &l.c.fold.Snap.Queues[l.view[l.sel]]
+	return l.c.fold.Snap.Queues[l.view[l.sel]]
 }
 
 func (l *queueList) border() borderStyle { return focusBorder(l.c.th, l.focused) }
@@ -241,7 +241,7 @@ func (l *queueList) View() string {
 	}
 	lines := []string{th.Header.Render(fit(header, in))}
 	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
-		lines = append(lines, l.row(&l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols))
+		lines = append(lines, l.row(l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols))
 	}
 	if len(l.view) == 0 {
 		msg := "no queues found yet (discovery scans the primaries a page per poll)"
@@ -290,8 +290,9 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 		mark = "▶ "
 	}
 	oldest := "–"
-	if q.OldestPendingAgeMs >= 0 {
-		oldest = ago(time.Duration(q.OldestPendingAgeMs) * time.Millisecond)
+	age := snap.OldestAge(q)
+	if age >= 0 {
+		oldest = ago(time.Duration(age) * time.Millisecond)
 	}
 	exp := fmt.Sprintf("%8s", human(q.Expired))
 	if q.Expired > 0 {
@@ -305,7 +306,7 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 	if cols.trend {
 		line += "  " + fit(sparkline(th, snap.Spark(q)), model.SparkBuckets) + directionMark(th, tr.Direction)
 	}
-	status := queueStatus(th, q, tr)
+	status := queueStatus(th, q, tr, age)
 	if since, ok := l.c.mem.idle(q.Name); ok && status == "" {
 		status = idleStatus(th, since, l.c.now())
 	}
@@ -333,15 +334,17 @@ const stalledAfter = time.Minute
 
 // queueStatus says what is wrong with a queue, in words, the most urgent
 // first: stuck jobs, stalled, growing, stale, an error.
-func queueStatus(th *theme.Theme, q *model.Queue, tr model.Trend) string {
+// tr and ageMs are its trend and its oldest job's age now (Snapshot.Trend,
+// OldestAge).
+func queueStatus(th *theme.Theme, q *model.Queue, tr model.Trend, ageMs int64) string {
 	if q.Stale { // flagged first: whatever else is said is from an earlier poll
 		s := th.Bad.Render("node down")
-		if rest := liveStatus(th, q, tr); rest != "" {
+		if rest := liveStatus(th, q, tr, ageMs); rest != "" {
 			return s + " · " + rest
 		}
 		return s + th.Dim.Render(" · figures from its last answer")
 	}
-	return liveStatus(th, q, tr)
+	return liveStatus(th, q, tr, ageMs)
 }
 
 // idleStatus words an idle queue: empty (or gone) since when.
@@ -352,12 +355,12 @@ func idleStatus(th *theme.Theme, since, now time.Time) string {
 	return th.Dim.Render("idle " + ago(now.Sub(since)) + ", since " + since.UTC().Format("15:04:05Z"))
 }
 
-func liveStatus(th *theme.Theme, q *model.Queue, tr model.Trend) string {
+func liveStatus(th *theme.Theme, q *model.Queue, tr model.Trend, ageMs int64) string {
 	switch {
 	case q.Expired > 0:
 		return th.Warn.Render(fmt.Sprintf("stuck: %s expired lease%s", human(q.Expired), plural(q.Expired)))
-	case q.Pending > 0 && q.Active == 0 && q.OldestPendingAgeMs >= stalledAfter.Milliseconds():
-		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(q.OldestPendingAgeMs)*time.Millisecond)))
+	case q.Pending > 0 && q.Active == 0 && ageMs >= stalledAfter.Milliseconds():
+		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(ageMs)*time.Millisecond)))
 	case tr.Direction == model.Growing:
 		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", tr.PendingNet))
 	case q.Err != "":

@@ -648,7 +648,7 @@ func TestHoldTheOrder(t *testing.T) {
 	for i := range next.Queues { // the counts turn over: a live sort would reverse the rows
 		next.Queues[i].Expired = int64(100 - i)
 	}
-	next.Queues = append(next.Queues, model.Queue{Name: "zz-new", Expired: 1000, OldestPendingAgeMs: -1})
+	next.Queues = append(next.Queues, &model.Queue{Name: "zz-new", Expired: 1000, OldestPendingAgeMs: -1})
 	next.TakenAt = next.TakenAt.Add(time.Second)
 	m.Update(snapshotMsg{snap: next, seq: m.pollSeq})
 	after := names()
@@ -670,7 +670,7 @@ func TestFilterByStatus(t *testing.T) {
 	press(m, "/", "s", "t", "a", "t", "u", "s", ":", "s", "t", "u", "c", "k", "enter")
 	var got []string
 	for _, qi := range m.queues.view {
-		q := &m.queues.c.fold.Snap.Queues[qi]
+		q := m.queues.c.fold.Snap.Queues[qi]
 		got = append(got, q.Name)
 		if q.Expired == 0 {
 			t.Errorf("%s kept by /status:stuck with nothing expired", q.Name)

@@ -141,9 +141,9 @@ func toJSON(s *model.Snapshot, idx []int) jsonSnapshot {
 		}
 	}
 	for _, i := range idx {
-		q := &s.Queues[i]
+		q := s.Queues[i]
 		jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
-			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: q.OldestPendingAgeMs, Error: q.Err, Stale: q.Stale}
+			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
 		if q.Detail {
 			pending, active := []jsonJob{}, []jsonJob{}
 			for _, j := range q.PendingJobs {
@@ -259,8 +259,8 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	queues.row("QUEUE", "SLOT", "NODE", "PENDING", "ACTIVE", "SCHEDULED", "EXPIRED", "OLDEST", "ERROR")
 	for _, q := range s.Queues {
 		oldest := "–"
-		if q.OldestPendingAgeMs >= 0 {
-			oldest = (time.Duration(q.OldestPendingAgeMs) * time.Millisecond).Round(time.Second).String()
+		if age := s.OldestAge(q); age >= 0 {
+			oldest = (time.Duration(age) * time.Millisecond).Round(time.Second).String()
 		}
 		queues.row(textgate.Bounded(q.Name, 60), itoa(q.Slot), textgate.Bounded(q.Node, 60), itoa(q.Pending), itoa(q.Active),
 			itoa(q.Scheduled), itoa(q.Expired), oldest, textgate.Bounded(q.Err, 80))

@@ -56,7 +56,7 @@ func (d *deltas) pick(s *model.Snapshot) (idx []int, gone []string, are string) 
 	idx = []int{} // none changed: an empty list, not every queue
 	j := 0
 	for i := range s.Queues {
-		q := &s.Queues[i]
+		q := s.Queues[i]
 		next[i] = sentOf(q)
 		for j < len(d.last) && d.last[j].name < q.Name {
 			gone = append(gone, d.last[j].name)

@@ -18,10 +18,10 @@ func names(s *model.Snapshot, idx []int) []string {
 // A line after the first carries the queues whose figures changed, new
 // ones among them, and names those gone; --whole carries every queue.
 func TestWatchDeltas(t *testing.T) {
-	snap := func(qs ...model.Queue) *model.Snapshot { return &model.Snapshot{Queues: qs} }
-	s1 := snap(model.Queue{Name: "a", Pending: 1}, model.Queue{Name: "b", Pending: 2}, model.Queue{Name: "c", Pending: 3})
-	s2 := snap(model.Queue{Name: "a", Pending: 4}, model.Queue{Name: "c", Pending: 3}, model.Queue{Name: "d", Pending: 1})
-	s3 := snap(model.Queue{Name: "a", Pending: 4}, model.Queue{Name: "c", Pending: 3, Stale: true}, model.Queue{Name: "d", Pending: 1})
+	snap := func(qs ...*model.Queue) *model.Snapshot { return &model.Snapshot{Queues: qs} }
+	s1 := snap(&model.Queue{Name: "a", Pending: 1}, &model.Queue{Name: "b", Pending: 2}, &model.Queue{Name: "c", Pending: 3})
+	s2 := snap(&model.Queue{Name: "a", Pending: 4}, &model.Queue{Name: "c", Pending: 3}, &model.Queue{Name: "d", Pending: 1})
+	s3 := snap(&model.Queue{Name: "a", Pending: 4}, &model.Queue{Name: "c", Pending: 3, Stale: true}, &model.Queue{Name: "d", Pending: 1})
 	d, whole := &deltas{}, &deltas{whole: true}
 	for i, c := range []struct {
 		s                *model.Snapshot
@@ -54,7 +54,7 @@ func TestWatchDeltasSendASettledTrend(t *testing.T) {
 		if i == 0 {
 			h.Put("x", [model.Metrics]int64{model.MPending: 5})
 		}
-		s := &model.Snapshot{Queues: []model.Queue{{Name: "x", Pending: 5, Past: h.Past("x")}}, Clock: h.Clock()}
+		s := &model.Snapshot{Queues: []*model.Queue{{Name: "x", Pending: 5, Past: h.Past("x")}}, Clock: h.Clock()}
 		if idx, _, _ := d.pick(s); len(idx) == 1 {
 			sentAt = append(sentAt, i)
 		}

@@ -120,7 +120,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for i := range snap.Queues {
-		q := &snap.Queues[i]
+		q := snap.Queues[i]
 		name := textgate.Text(q.Name)
 		if !once("queue", name) {
 			continue
@@ -134,8 +134,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(v), name, state)
 		}
 		ch <- prometheus.MustNewConstMetric(c.expired, prometheus.GaugeValue, float64(q.Expired), name)
-		if q.OldestPendingAgeMs >= 0 {
-			ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, float64(q.OldestPendingAgeMs)/1000, name)
+		if age := snap.OldestAge(q); age >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, float64(age)/1000, name)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.dupes, prometheus.GaugeValue, float64(dupes))
