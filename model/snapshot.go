@@ -107,6 +107,12 @@ type NodeStatus struct {
 	// one snapshot script there.
 	Load        float64
 	UsPerScript float64
+	// Discovery on a primary: Discovering while its first SCAN pass is
+	// under way (its queues are not all listed yet), Walked the share of
+	// its keys the pass under way has visited (0 to 1; 1 once a pass is
+	// whole and none is under way).
+	Walked      float64
+	Discovering bool
 }
 
 // Up reports whether the node answered the last poll.

@@ -93,6 +93,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		if n.Role == model.RolePrimary {
 			n.Full = p.ch.full[n.Addr]
 			n.Tracking = n.Full == ""
+			n.Discovering, n.Walked = !st.listed && len(p.opt.Pinned) == 0, walked(st)
+			if n.Discovering {
+				n.Walked = min(n.Walked, 0.99)
+			}
 		}
 	}
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
@@ -259,4 +263,19 @@ func ErrText(err error, timeout time.Duration) string {
 		return "connection refused: nothing listens there"
 	}
 	return msg
+}
+
+// walked is the share of a node's keys its SCAN pass has visited: 1 once a
+// pass is whole and none is under way, at most 0.99 while one is.
+func walked(st *nodeState) float64 {
+	if st.cursor == "" || st.cursor == "0" {
+		if st.passes > 0 {
+			return 1
+		}
+		return 0
+	}
+	if st.keys <= 0 {
+		return 0.99
+	}
+	return min(0.99, float64(st.passWalked)/float64(st.keys))
 }

@@ -26,7 +26,8 @@ const (
 	maxScanCount = 100_000
 )
 
-// scanCmds are the commands of one measured SCAN page.
+// scanCmds are the commands of one measured SCAN page: TIME, SCAN, TIME,
+// and DBSIZE (O(1)), for how far the pass has gone.
 func (p *Poller) scanCmds(nc valkey.Client, st *nodeState) []valkey.Completed {
 	cur, _ := strconv.ParseUint(st.cursor, 10, 64)
 	if st.scanCount == 0 {
@@ -36,8 +37,12 @@ func (p *Poller) scanCmds(nc valkey.Client, st *nodeState) []valkey.Completed {
 		nc.B().Time().Build(),
 		nc.B().Scan().Cursor(cur).Match(keyspace.ScanPattern).Count(int64(st.scanCount)).Type("zset").Build(),
 		nc.B().Time().Build(),
+		nc.B().Dbsize().Build(),
 	}
 }
+
+// scanReplies is how many replies scanCmds has.
+const scanReplies = 4
 
 // scanDue reports whether this poll sends the node a SCAN page: during a
 // pass always; between passes once RediscoverEvery has passed since the
@@ -62,7 +67,13 @@ func (p *Poller) passEvery(st *nodeState) time.Duration {
 // it took the server, which sets the next COUNT.
 func (p *Poller) scannedPage(st *nodeState, replies []valkey.ValkeyResult, res *nodeResult, now time.Time) {
 	if st.cursor == "" || st.cursor == "0" {
-		st.passStart, st.passCost = now, 0
+		st.passStart, st.passCost, st.passWalked = now, 0, 0
+	}
+	// a page of COUNT visits about COUNT keys (every type: the TYPE filter
+	// applies after the walk); DBSIZE is how many there are
+	st.passWalked += int64(st.scanCount)
+	if n, err := replies[3].AsInt64(); err == nil {
+		st.keys = n
 	}
 	p.scanned(st, replies[1], res)
 	took, ok := serverTime(replies[0], replies[2])
@@ -122,7 +133,7 @@ func (p *Poller) scanRounds(ctx context.Context, nc valkey.Client, st *nodeState
 	start := time.Now()
 	for {
 		replies, err := send(ctx, nc, st, p.scanCmds(nc, st))
-		res.commands += 3
+		res.commands += scanReplies
 		res.trips++
 		if err == nil {
 			for _, r := range replies {

@@ -72,7 +72,8 @@ func TestRediscoveryCadence(t *testing.T) {
 		}
 	}
 	// a small keyspace within the default share (1%): a pass at every
-	// poll, a measured page (TIME, SCAN, TIME) on top of the same commands
+	// poll, a measured page (TIME, SCAN, TIME, DBSIZE) on top of the same
+	// commands
 	q, _ := pollAll(t, c, Options{Full: true})
 	var due time.Time
 	for _, st := range q.nodes {
@@ -84,7 +85,7 @@ func TestRediscoveryCadence(t *testing.T) {
 	}
 	time.Sleep(time.Until(due))
 	for addr, n := range commands(q) {
-		if n != a[addr]+3 {
+		if n != a[addr]+scanReplies {
 			t.Errorf("%s: %d commands with a page due, %d without", addr, n, a[addr])
 		}
 	}

@@ -201,7 +201,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if scan && (st.passes == 0 || p.discoverAll) {
 		// the first pass (or --once's): measured pages, one round trip
 		// each, for a slice of the poll's time
-		if err := p.scanRounds(ctx, nc, st, &res, p.opt.Timeout/4); err != nil {
+		if err := p.scanRounds(ctx, nc, st, &res, p.opt.FirstPass); err != nil {
 			res.err = err
 			return res
 		}
@@ -218,7 +218,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	iTime := add(nc.B().Time().Build())
 	iInfo, iLoad, iVer, iScan := -1, -1, -1, -1
 	if scan {
-		// one measured page, first: TIME, SCAN, TIME
+		// one measured page, first: TIME, SCAN, TIME, DBSIZE
 		iScan = len(cmds)
 		cmds = append(cmds, p.scanCmds(nc, st)...)
 	}
@@ -291,7 +291,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		}
 	}
 	if iScan >= 0 {
-		p.scannedPage(st, replies[iScan:iScan+3], &res, start)
+		p.scannedPage(st, replies[iScan:iScan+scanReplies], &res, start)
 	}
 	res.rows = make([][]queueRow, len(np.batches))
 	res.batchErr = make([]error, len(np.batches))

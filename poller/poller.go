@@ -58,6 +58,9 @@ type Options struct {
 	// SlotStatsEvery is the shortest time between two reads of a primary's
 	// CLUSTER SLOT-STATS [5s]; the budget stretches it.
 	SlotStatsEvery time.Duration
+	// FirstPass is the time each poll may give a node's first discovery
+	// pass, walked in measured pages [Timeout/4].
+	FirstPass time.Duration
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -103,6 +106,9 @@ func (o *Options) defaults() {
 	if o.Budget <= 0 {
 		o.Budget = 0.02
 	}
+	if o.FirstPass <= 0 {
+		o.FirstPass = o.Timeout / 4
+	}
 	if o.SlotStatsEvery <= 0 {
 		o.SlotStatsEvery = SlotStatsEvery
 	}
@@ -128,13 +134,20 @@ type nodeState struct {
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int
-	lastGood             time.Time
-	latency              time.Duration
-	err                  string
-	busy                 atomic.Bool // a pipeline or probe sent to it has not returned
-	timedOut             bool        // it gave no answer in time at the last poll it was sent
-	answered             atomic.Bool // a background probe got an answer since
-	cost                 nodeCost    // what its reads cost it (budget.go)
+	// listed: a whole pass was done when this poll's queue list was made,
+	// so the list holds every queue of the node (a pass that ends during
+	// the poll lists its last page's queues at the next one)
+	listed bool
+	// how far the pass has gone: keys visited (its pages' COUNTs) of the
+	// node's keys (DBSIZE at the last page)
+	passWalked, keys int64
+	lastGood         time.Time
+	latency          time.Duration
+	err              string
+	busy             atomic.Bool // a pipeline or probe sent to it has not returned
+	timedOut         bool        // it gave no answer in time at the last poll it was sent
+	answered         atomic.Bool // a background probe got an answer since
+	cost             nodeCost    // what its reads cost it (budget.go)
 	// its slots' load (slotstats.go): the last read, and its figures
 	slots     slotStatsState
 	slotKeys  map[uint16]int64
@@ -295,6 +308,9 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 
 	clients := p.clients(topo)
 	queues := p.queues(topo)
+	for _, st := range p.nodes {
+		st.listed = st.passes > 0
+	}
 	plans := p.changed(ctx, topo, queues, p.cachedPlan(topo, queues, clients, detail), clients)
 	results := p.run(ctx, plans, clients)
 	if redo := p.redirected(results); len(redo) > 0 {
@@ -351,7 +367,7 @@ func (p *Poller) passComplete(snap *model.Snapshot, answeringOnly bool) bool {
 		if answeringOnly && !n.Up() {
 			continue
 		}
-		if st := p.nodes[n.Addr]; st == nil || st.passes == 0 {
+		if st := p.nodes[n.Addr]; st == nil || !st.listed {
 			return false
 		}
 	}

@@ -54,3 +54,19 @@ func TestReadModeAndBudget(t *testing.T) {
 		t.Errorf("polls every %v, not the budget's 2.5s", m.pollEvery())
 	}
 }
+
+// While a primary's first discovery pass is under way, the status bar says
+// how far the least walked one has gone; once every one is walked, nothing.
+func TestDiscoveryProgressOnScreen(t *testing.T) {
+	snap := fixture(0)
+	snap.Nodes[0].Discovering, snap.Nodes[0].Walked = true, 0.87
+	snap.Nodes[1].Discovering, snap.Nodes[1].Walked = true, 0.41
+	m := ready(&fakeSource{snap: snap}, 160, 40, Options{Interval: time.Second})
+	if v := m.View(); !strings.Contains(v, "discovering: 41% of :7001's keys walked") {
+		t.Errorf("no discovery progress:\n%s", v)
+	}
+	done := fixture(0)
+	if v := ready(&fakeSource{snap: done}, 160, 40, Options{Interval: time.Second}).View(); strings.Contains(v, "discovering") {
+		t.Errorf("discovery said when done:\n%s", v)
+	}
+}

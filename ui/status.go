@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
 )
 
 // statusPart is a piece of the status bar; a lower prio survives longer.
@@ -71,6 +72,9 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 			qs += fmt.Sprintf(" (%s idle)", human(int64(idle)))
 		}
 		add(qs, 1)
+		if d := discovering(s); d != "" {
+			add(th.Warn.Render(d), 1)
+		}
 		p, a, e := s.Totals()
 		add(fmt.Sprintf("%s pending", human(p)), 2)
 		add(fmt.Sprintf("%s active", human(a)), 2)
@@ -196,4 +200,24 @@ func (m *Model) scriptsPerSec() float64 {
 		return 0
 	}
 	return float64(m.c.snap.Poll.Scripts) / d
+}
+
+// discovering says how far discovery has gone while a primary has not been
+// walked whole (its queues are not all listed yet): the least walked one,
+// "discovering: 41% of :7001's keys walked"; "" once every one has.
+func discovering(s *model.Snapshot) string {
+	var least *model.NodeStatus
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Role != model.RolePrimary || !n.Discovering || !n.Up() {
+			continue
+		}
+		if least == nil || n.Walked < least.Walked {
+			least = n
+		}
+	}
+	if least == nil {
+		return ""
+	}
+	return fmt.Sprintf("discovering: %d%% of %s's keys walked", int(least.Walked*100), shortAddr(least.Addr, commonHost(s)))
 }
