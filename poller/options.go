@@ -1,0 +1,94 @@
+package poller
+
+import (
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// Options tune a poller. Zero values take the defaults in brackets.
+type Options struct {
+	Target          string        // what to call the connection in the snapshot
+	Timeout         time.Duration // per node, per poll [2s]
+	PendingK        int           // pending jobs read per detailed queue [20]
+	ActiveM         int           // active jobs read per detailed queue [50]
+	Window          time.Duration // the lease timeline spans now±Window [60s]
+	Buckets         int           // timeline buckets on each side of now [30]
+	QueuesPerScript int           // queues in one snapshot script at most [64]
+	ScanCount       int           // the first SCAN COUNT of a node; then chosen from ScanTarget [100]
+	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
+	RediscoverEvery time.Duration // a discovery pass starts at least this often [1m]
+	DiscoveryShare  float64       // passes start as often as keeps them within this share of a node's time [0.01]
+	Pinned          []string      // poll these queues only; no discovery
+	Replicas        bool          // read from replicas where it is safe
+	TopologyEvery   time.Duration // refresh the topology this often [5s]
+	// Dial makes a client for one node that the cluster client does not
+	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
+	Dial func(addr string) (valkey.Client, error)
+	// Full reads every occupied slot each poll (--full); else a poll reads
+	// what changed (change.go).
+	Full bool
+	// Sweep: every slot is read at least this often, whatever tracking
+	// says [60s].
+	Sweep time.Duration
+	// Budget is the server time the poller's reads may cost each node, a
+	// share of one core [0.02] (budget.go).
+	Budget float64
+	// SlotStatsEvery is the shortest time between two reads of a primary's
+	// CLUSTER SLOT-STATS [5s]; the budget stretches it.
+	SlotStatsEvery time.Duration
+	// FirstPass is the time each poll may give a node's first discovery
+	// pass, walked in measured pages [Timeout/4].
+	FirstPass time.Duration
+	// DetailAll asks every queue for its job lists (--once); the lease
+	// histogram is read only for the queues named by SetDetail.
+	DetailAll bool
+}
+
+func (o *Options) defaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	if o.PendingK <= 0 {
+		o.PendingK = 20
+	}
+	if o.ActiveM <= 0 {
+		o.ActiveM = 50
+	}
+	if o.Window <= 0 {
+		o.Window = 60 * time.Second
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = 30
+	}
+	if o.QueuesPerScript <= 0 {
+		o.QueuesPerScript = 64
+	}
+	if o.ScanCount <= 0 {
+		o.ScanCount = 100
+	}
+	if o.ScanTarget <= 0 {
+		o.ScanTarget = 2 * time.Millisecond
+	}
+	if o.RediscoverEvery <= 0 {
+		o.RediscoverEvery = time.Minute
+	}
+	if o.DiscoveryShare <= 0 {
+		o.DiscoveryShare = 0.01
+	}
+	if o.TopologyEvery <= 0 {
+		o.TopologyEvery = 5 * time.Second
+	}
+	if o.Sweep <= 0 {
+		o.Sweep = time.Minute
+	}
+	if o.Budget <= 0 {
+		o.Budget = 0.02
+	}
+	if o.FirstPass <= 0 {
+		o.FirstPass = o.Timeout / 4
+	}
+	if o.SlotStatsEvery <= 0 {
+		o.SlotStatsEvery = SlotStatsEvery
+	}
+}
