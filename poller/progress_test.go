@@ -13,7 +13,7 @@ import (
 
 // Discovery's progress: while a primary's first pass is under way the
 // snapshot says how far it has gone, rising and under 1; once it is whole,
-// 1, and every queue is listed. 6,000 queues of 10 rows (66,000 keys) and
+// every queue is listed. 6,000 queues of 10 rows (66,000 keys) and
 // a first pass of 1 ms a poll: many polls, each a few measured pages.
 func TestDiscoveryProgress(t *testing.T) {
 	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
@@ -44,8 +44,10 @@ func TestDiscoveryProgress(t *testing.T) {
 			switch {
 			case n.Discovering && (n.Walked >= 1 || n.Walked < last[n.Addr]):
 				t.Fatalf("poll %d, %s: walked %.3f after %.3f, discovering", i, n.Addr, n.Walked, last[n.Addr])
-			case !n.Discovering && n.Walked != 1:
-				t.Fatalf("poll %d, %s: walked %.3f, its pass done", i, n.Addr, n.Walked)
+			case !n.Discovering && (n.Walked < 0 || n.Walked > 1):
+				// listed whole; a later pass may be under way (a small
+				// keyspace is walked again within seconds)
+				t.Fatalf("poll %d, %s: walked %.3f, its first pass done", i, n.Addr, n.Walked)
 			case n.Discovering && n.Walked > 0:
 				partWay++
 			}
