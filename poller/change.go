@@ -219,7 +219,6 @@ func (b batch) part(ks []int, skip []bool) batch {
 			in++
 			out.queues = append(out.queues, b.queues[k])
 			out.idx = append(out.idx, b.idx[k])
-			out.keys = append(out.keys, b.keys[k])
 			out.detail = append(out.detail, b.detail[k])
 			continue
 		}

@@ -19,8 +19,7 @@ type batch struct {
 	slot   uint16
 	owner  string // the primary that owns the slot
 	queues []string
-	idx    []int                // each queue's index in the poll's queue list
-	keys   []keyspace.QueueKeys // the queues' keys, built in plan
+	idx    []int // each queue's index in the poll's queue list
 	detail []bool
 	hist   bool // some queue of the batch wants the lease histogram
 	asking bool
@@ -108,7 +107,6 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 			for _, i := range qs[:n] {
 				q := queues[i]
 				b.queues = append(b.queues, q)
-				b.keys = append(b.keys, p.keys(q))
 				b.detail = append(b.detail, p.opt.DetailAll || detail[q])
 				b.hist = b.hist || detail[q]
 			}
@@ -339,7 +337,11 @@ func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string
 	for _, e := range edges {
 		args = append(args, strconv.FormatInt(e, 10))
 	}
-	for i, k := range b.keys {
+	for i, q := range b.queues {
+		// built for the batches read, not kept for every queue (issue 24);
+		// discovery and --queues admit valid names only, so KeysOf cannot
+		// refuse here
+		k, _ := keyspace.KeysOf(q)
 		keys = append(keys, k.Pending, k.Active, k.Schedule)
 		if anyDetail {
 			d := "0"
@@ -350,21 +352,6 @@ func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string
 		}
 	}
 	return nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
-}
-
-// keys are a queue's keys, built once per name (plan calls it, in the
-// poll's own goroutine). Discovery and --queues admit valid names only, so
-// KeysOf cannot refuse here.
-func (p *Poller) keys(q string) keyspace.QueueKeys {
-	k, ok := p.keyCache[q]
-	if !ok {
-		k, _ = keyspace.KeysOf(q)
-		if len(p.keyCache) > 1<<20 {
-			clear(p.keyCache)
-		}
-		p.keyCache[q] = k
-	}
-	return k
 }
 
 // serverName reads "valkey 8.1.0" or "redis 7.0.15" from INFO server.

@@ -92,8 +92,6 @@ type Poller struct {
 	stopOnce sync.Once
 	wg       sync.WaitGroup
 
-	keyCache map[string]keyspace.QueueKeys
-
 	dialed map[string]valkey.Client // clients of our own, from Options.Dial
 
 	// the queue set and the plan are rebuilt only when what they derive
@@ -122,7 +120,7 @@ func New(c valkey.Client, opt Options) *Poller {
 	opt.defaults()
 	return &Poller{c: c, opt: opt, detail: map[string]bool{}, window: opt.Window,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{}, keyCache: map[string]keyspace.QueueKeys{},
+		nodes: map[string]*nodeState{}, dialed: map[string]valkey.Client{},
 		hist: model.NewHistory(), totals: model.NewHistory()}
 }
 
