@@ -139,12 +139,20 @@ func mean(f *[FineN]Sample, m int) float64 {
 	return sum / n
 }
 
+// longBuckets is how many coarse buckets back the long rate reaches.
+const longBuckets = 5
+
+// TrendSettles is how long after a series' last change its trend keeps
+// moving with no new value: the long rate's buckets and the minute of the
+// net rate.
+const TrendSettles = longBuckets*CoarseStep + time.Minute
+
 // longRate is pending's net rate over the last five minutes: from the
 // coarse bucket about five minutes back (its last value) to now, or, with
 // less past, over the fine samples.
 func (c *Clock) longRate(p *Past, f *[FineN]Sample) (float64, time.Duration, bool) {
 	now := f[FineN-1].V[MPending]
-	for k := 5; k >= 1; k-- {
+	for k := longBuckets; k >= 1; k-- {
 		b := CoarseN - 1 - k
 		if c.coarse[b] == 0 || now == Gap {
 			continue

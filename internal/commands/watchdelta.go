@@ -1,10 +1,6 @@
 package commands
 
-import (
-	"time"
-
-	"github.com/echomq/emqtop/model"
-)
+import "github.com/echomq/emqtop/model"
 
 // The stream's lines after the first carry the queues whose figures
 // changed, as kubectl get -w does (issue 24: one whole line of a million
@@ -17,11 +13,8 @@ const (
 	queuesChanged = "changed" // the queues whose figures changed since the line before, and gone names those it no longer has
 )
 
-// trendSettles is how long after its last change a queue's trend keeps
-// moving with no new reading: the long rate's five minutes and the minute
-// of the net rate. A queue is sent again when its last change passes the
-// fine past and then this, so its trend reads settled.
-const trendSettles = 6 * time.Minute
+// A queue is sent again when its last change passes the fine past and
+// then model.TrendSettles, so its trend reads settled.
 
 // sent is what a queue's line said: the figures a change is judged by.
 type sent struct {
@@ -92,6 +85,6 @@ func (d *deltas) settled(q *model.Queue, fineStart, nowMs int64) bool {
 	if at == 0 {
 		return false
 	}
-	long := trendSettles.Milliseconds()
+	long := model.TrendSettles.Milliseconds()
 	return (at >= d.fineStart && at < fineStart) || (at >= d.nowMs-long && at < nowMs-long)
 }

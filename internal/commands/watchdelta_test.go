@@ -61,7 +61,7 @@ func TestWatchDeltasSendASettledTrend(t *testing.T) {
 	}
 	// the fine past is 60 polls (poll 0 leaves it at poll 60); the long
 	// rate settles at the first line more than six minutes on
-	if want := []int{0, model.FineN, int(trendSettles.Seconds()) + 1}; !slices.Equal(sentAt, want) {
+	if want := []int{0, model.FineN, int(model.TrendSettles.Seconds()) + 1}; !slices.Equal(sentAt, want) {
 		t.Errorf("x sent at lines %v, want %v", sentAt, want)
 	}
 }
