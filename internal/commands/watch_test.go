@@ -197,12 +197,16 @@ func TestTrackingNeedsItsACL(t *testing.T) {
 	pw := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pw, []byte("reader-secret\n"), 0o600)
 	for _, user := range []string{"reader", "untracked"} {
-		// the reader: until its first poll of changes only (the trackers
+		// the reader: until its first poll of changes with every node tracked (the trackers
 		// start in the background: how many polls that takes depends on the
 		// machine), at most 240 polls; the other: 8 polls, all in full
 		w := &closingWriter{n: 8}
 		if user == "reader" {
-			w = &closingWriter{n: 240, until: func(l string) bool { return strings.Contains(l, `"read":"changes"`) }}
+			// every primary tracked: under load a poll reads changes on two
+			// nodes while the third's tracker is still starting
+			w = &closingWriter{n: 240, until: func(l string) bool {
+				return strings.Contains(l, `"read":"changes"`) && strings.Count(l, `"tracking":true`) == 3
+			}}
 		}
 		var errb strings.Builder
 		rc := Main([]string{"--watch", "--json", "--interval", "250ms", "--addr", cl.Nodes[0].Addr(), "--user", user, "--password-file", pw}, w, &errb)
