@@ -22,6 +22,7 @@ const FindCount = 1000
 // found or every primary's keyspace was walked. It holds no connection;
 // the caller paces the steps and may drop it at any time.
 type Find struct {
+	p       *Poller
 	ID      string
 	pattern string
 	nodes   []string          // the primaries' addresses
@@ -52,7 +53,7 @@ func (f *Find) Nodes() int { return len(f.nodes) }
 
 // StartFind begins a find for id on the primaries of the last topology.
 // An id that is not a job id is refused here, before any server is asked.
-func (p *Poller) StartFind(ctx context.Context, id string) (*Find, error) {
+func (p *Poller) StartFind(ctx context.Context, id string) (model.FindSearch, error) {
 	pattern, err := keyspace.JobPattern(id)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func (p *Poller) StartFind(ctx context.Context, id string) (*Find, error) {
 	if topo == nil {
 		return nil, fmt.Errorf("no topology yet: wait for the first poll")
 	}
-	f := &Find{ID: id, pattern: pattern, cursor: map[string]string{}, keys: map[string]int64{},
+	f := &Find{p: p, ID: id, pattern: pattern, cursor: map[string]string{}, keys: map[string]int64{},
 		Errs: map[string]string{}}
 	clients := p.c.Nodes()
 	for _, n := range topo.Nodes {
@@ -87,9 +88,21 @@ func (p *Poller) StartFind(ctx context.Context, id string) (*Find, error) {
 	return f, nil
 }
 
-// FindStep sends each primary still to walk one SCAN page, in parallel,
-// and takes the answers: a row of the id ends the find.
-func (p *Poller) FindStep(ctx context.Context, f *Find) {
+// Step sends each primary still to walk one SCAN page, in parallel, takes
+// the answers (a row of the id ends the find) and says how far the find
+// has gone.
+func (f *Find) Step(ctx context.Context) model.FindProgress {
+	f.walk(ctx)
+	pr := model.FindProgress{Queue: f.Queue, Walked: f.Walked, Total: f.Total, Nodes: f.Nodes(), Done: f.Done()}
+	for addr, e := range f.Errs {
+		pr.Failed = append(pr.Failed, addr+": "+e)
+	}
+	sort.Strings(pr.Failed)
+	return pr
+}
+
+func (f *Find) walk(ctx context.Context) {
+	p := f.p
 	clients := p.c.Nodes()
 	type answer struct {
 		addr, cursor string
@@ -133,13 +146,8 @@ func (p *Poller) FindStep(ctx context.Context, f *Find) {
 	f.Walked = min(f.Walked, f.Total)
 }
 
-// StepFind takes one step of f and says how far the find has gone.
-func StepFind(ctx context.Context, p *Poller, f *Find) model.FindProgress {
-	p.FindStep(ctx, f)
-	pr := model.FindProgress{Queue: f.Queue, Walked: f.Walked, Total: f.Total, Nodes: f.Nodes(), Done: f.Done()}
-	for addr, e := range f.Errs {
-		pr.Failed = append(pr.Failed, addr+": "+e)
-	}
-	sort.Strings(pr.Failed)
-	return pr
+// Job reads one job row of the queue, read-only, with a bounded preview of
+// its payload: the detail view's read.
+func (p *Poller) Job(ctx context.Context, queue, id string) (model.JobDetail, error) {
+	return ReadJob(ctx, p.c, queue, id, PreviewBytes)
 }

@@ -139,25 +139,26 @@ func TestFindJobOnACluster(t *testing.T) {
 	if _, err := p.StartFind(ctx, "JOB-not-an-id"); err == nil {
 		t.Error("a malformed id was not refused")
 	}
-	run := func(id string) (*Find, int) {
+	run := func(id string) (model.FindProgress, int) {
 		f, err := p.StartFind(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var pr model.FindProgress
 		steps := 0
-		for !f.Done() && steps < 1000 {
-			p.FindStep(ctx, f)
+		for !pr.Done && steps < 1000 {
+			pr = f.Step(ctx)
 			steps++
 		}
-		return f, steps
+		return pr, steps
 	}
 	f, steps := run(id)
-	if f.Queue != "needle-queue" || len(f.Errs) != 0 || f.Nodes() != 3 || f.Total < 6000 {
-		t.Errorf("found in %q, errors %v, %d nodes, %d keys", f.Queue, f.Errs, f.Nodes(), f.Total)
+	if f.Queue != "needle-queue" || len(f.Failed) != 0 || f.Nodes != 3 || f.Total < 6000 {
+		t.Errorf("found in %q, errors %v, %d nodes, %d keys", f.Queue, f.Failed, f.Nodes, f.Total)
 	}
 	t.Logf("found after %d steps, %d of %d keys walked", steps, f.Walked, f.Total)
 	none, steps := run(echomq.NewJobID())
-	if none.Queue != "" || !none.Done() || none.Walked != none.Total || steps < 2 {
+	if none.Queue != "" || !none.Done || none.Walked != none.Total || steps < 2 {
 		t.Errorf("a missing id: queue %q, walked %d of %d in %d steps", none.Queue, none.Walked, none.Total, steps)
 	}
 }

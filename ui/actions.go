@@ -12,33 +12,6 @@ import (
 	"github.com/echomq/emqtop/model"
 )
 
-// Actions are the writes an operator can make. The implementation (the
-// echomq scripts, the audit log and the read-only guard) lives below the UI.
-type Actions interface {
-	// Requeue moves an active job back to pending if its attempts still
-	// equal the fence the operator saw.
-	Requeue(ctx context.Context, queue, id string, attempts int64) error
-	// RequeueExpired requeues up to limit jobs whose lease ran out.
-	RequeueExpired(ctx context.Context, queue string, limit int) (moved int, err error)
-	// DrainStep removes up to batch pending jobs; left is what remains.
-	DrainStep(ctx context.Context, queue string, batch int) (removed, left int, err error)
-}
-
-// Refused is an action the server refused for a reason the operator should
-// read as such (fenced, no longer active, read-only), not as a failure.
-type Refused struct{ Reason string }
-
-func (r *Refused) Error() string { return r.Reason }
-
-// ErrNoPerm marks an error as the server refusing writes for this user; the
-// session then turns read-only.
-var ErrNoPerm = errors.New("the server refuses writes for this user")
-
-// ErrUnknownOutcome marks an action that got no answer in time: the server
-// may still apply it (a paused node runs what it was sent when it resumes),
-// so it is reported as unknown, never as failed.
-var ErrUnknownOutcome = errors.New("no answer in time: the outcome is unknown, it may have been applied")
-
 type actionKind int
 
 const (
@@ -74,12 +47,9 @@ type actionDoneMsg struct {
 	noPerm bool
 }
 
-// msgReadOnly answers an action key in a read-only session.
-const msgReadOnly = "read-only: requeue and drain are off (--read-only, or the server refused writes)"
-
 // stepCmd is one script of a running action, as a command; it captures
 // values only.
-func stepCmd(acts Actions, seq int, a actionState) tea.Cmd {
+func stepCmd(acts model.Actions, seq int, a actionState) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -99,13 +69,13 @@ func stepCmd(acts Actions, seq int, a actionState) tea.Cmd {
 // outcome words how an action ended. Nothing claims success before the
 // server said so.
 func outcome(a *actionState, msg actionMsg) actionDoneMsg {
-	var refused *Refused
+	var refused *model.Refused
 	switch {
-	case errors.Is(msg.err, ErrNoPerm):
+	case errors.Is(msg.err, model.ErrNoPerm):
 		return actionDoneMsg{text: "the server refuses writes for this user (NOPERM): the session is read-only now", bad: true, noPerm: true}
 	case errors.As(msg.err, &refused):
 		return actionDoneMsg{text: "refused: " + refused.Reason, bad: true}
-	case errors.Is(msg.err, ErrUnknownOutcome):
+	case errors.Is(msg.err, model.ErrUnknownOutcome):
 		return actionDoneMsg{text: fmt.Sprintf("no answer in time after %d done: the last batch may have been applied; the next poll shows what the server holds", a.done), bad: true}
 	case msg.err != nil:
 		return actionDoneMsg{text: "failed: " + firstLine(msg.err.Error()), bad: true}

@@ -52,6 +52,10 @@ type common struct {
 	mem  *queueMemory // the queues seen this session
 	out  []tea.Msg    // what the components emitted for the root
 	seqs int          // the session's sequence of async work (nextSeq)
+	// tick is tea.Tick: a message after a while. Tests put a tick that
+	// answers at once with a mark, so they run every other command to its
+	// answer and never wait for time.
+	tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 }
 
 // nextSeq numbers a piece of async work for the whole session: an answer

@@ -24,7 +24,7 @@ import (
 // selected, as the root would set it.
 func session(n int) *common {
 	s := fixture(n)
-	c := &common{th: asciiTheme("dark"), now: func() time.Time { return fixedNow }, snap: s, fold: model.NewFold(s), mem: newQueueMemory()}
+	c := &common{th: asciiTheme("dark"), now: func() time.Time { return fixedNow }, snap: s, fold: model.NewFold(s), mem: newQueueMemory(), tick: testTick}
 	c.sel = c.snap.Queue("orders")
 	return c
 }
@@ -115,7 +115,15 @@ func TestJobsPaneUpdate(t *testing.T) {
 		t.Error("r stays enabled with the actions off")
 	}
 	// another queue selected: the cursor starts at its first job
+	// drawing never moves the cursor (View reset it when the queue
+	// changed); the selection moving does, when the root says so
+	act.cur = 1
 	c.sel = c.snap.Queue("fills")
+	act.View()
+	if act.cur != 1 {
+		t.Errorf("drawing moved the cursor to %d", act.cur)
+	}
+	act.follow(c.sel)
 	if q, _ := act.jobs(); q == nil || act.cur != 0 {
 		t.Errorf("cursor %d after the selection moved", act.cur)
 	}
@@ -475,6 +483,7 @@ func TestQueuesAreRemembered(t *testing.T) {
 		return &model.Queue{Name: name, Slot: 7, Node: "127.0.0.1:7000", Pending: pending, OldestPendingAgeMs: -1}
 	}
 	m := New(&fakeSource{snap: fixture(0)}, asciiTheme("dark"), Options{Now: func() time.Time { return now }})
+	m.c.tick = testTick
 	step := func(s *model.Snapshot) string {
 		mm, _ := m.Update(SnapshotMsg(s))
 		m = mm.(*Model)
@@ -598,6 +607,7 @@ func TestWindowFitted(t *testing.T) {
 	o.ActiveJobs = []model.Job{{ID: liveID, Valid: true, Score: s.ServerTimeMs + 7000, Attempts: 1, AttemptsOK: true}}
 	o.Hist = nil // the jobs read alone (the histogram's part: TestWindowFittedFromTheHistogram)
 	m := New(src, asciiTheme("dark"), Options{Now: func() time.Time { return fixedNow }})
+	m.c.tick = testTick
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(snapshotMsg{snap: s})
 	if m.window != 10*time.Second || src.window != 10*time.Second || !strings.Contains(m.flash, "fitted to the leases") {
@@ -786,7 +796,7 @@ type fakeSearch struct {
 	done int
 }
 
-func (f *fakeFinder) StartFind(_ context.Context, id string) (FindSearch, error) {
+func (f *fakeFinder) StartFind(_ context.Context, id string) (model.FindSearch, error) {
 	if !strings.HasPrefix(id, "JOB") {
 		return nil, errors.New(`"` + id + `" is not a job id: JOB followed by a 26-character ULID`)
 	}
@@ -815,6 +825,7 @@ func TestFindOpensTheJob(t *testing.T) {
 		Attempts: "4", InActive: true, ActiveScore: fixedNow.UnixMilli() - 9000, PendingRank: -1}}
 	m := ready(src.fakeSource, 120, 40, Options{Actions: &fakeActions{}})
 	m.src = src
+	m.applyModes() // the source decides whether f is on
 	m = press(m, "f")
 	if m.find == nil || !strings.Contains(m.View(), "Find a job by its id") {
 		t.Fatal("f did not open the find")
@@ -1178,6 +1189,7 @@ func TestFindAnswerOfAnEarlierOverlayIsDropped(t *testing.T) {
 	src := &fakeFinder{fakeSource: &fakeSource{snap: fixture(30)}, id: liveID, queue: "tenant-12", steps: 3}
 	m := ready(src.fakeSource, 120, 40, Options{})
 	m.src = src
+	m.applyModes() // the source decides whether f is on
 	m = press(m, "f")
 	for _, r := range liveID {
 		m.Update(keyMsg(string(r)))

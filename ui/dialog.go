@@ -55,12 +55,12 @@ type dialog struct {
 	c    *common
 	keys dialogKeys
 	a    actionState
-	acts Actions
+	acts model.Actions
 	seq  int
 	w, h int
 }
 
-func newDialog(c *common, acts Actions, seq int, a actionState) (*dialog, tea.Cmd) {
+func newDialog(c *common, acts model.Actions, seq int, a actionState) (*dialog, tea.Cmd) {
 	d := &dialog{c: c, keys: newDialogKeys(), a: a, acts: acts, seq: seq}
 	if a.kind != actDrain {
 		d.keys.Confirm.SetEnabled(false)
@@ -68,7 +68,7 @@ func newDialog(c *common, acts Actions, seq int, a actionState) (*dialog, tea.Cm
 	}
 	d.keys.Yes.SetEnabled(false)
 	d.keys.No.SetEnabled(false)
-	d.a.typed = textinput.New()
+	d.a.typed = newInput()
 	d.a.typed.Prompt, d.a.typed.CharLimit = "type the queue's name: ", 200
 	return d, d.a.typed.Focus()
 }
@@ -139,7 +139,7 @@ func (d *dialog) key(msg tea.KeyMsg) tea.Cmd {
 
 // run sends the first script of the confirmed action.
 func (d *dialog) run() tea.Cmd {
-	d.a.running, d.a.started = true, time.Now()
+	d.a.running, d.a.started = true, d.c.now()
 	d.keys.Yes.SetEnabled(false)
 	d.keys.No.SetEnabled(false)
 	d.keys.Confirm.SetEnabled(false)
@@ -238,7 +238,7 @@ func (d *dialog) progressLines(w int) []string {
 		bar := progress.New(progress.WithWidth(w-12), progress.WithoutPercentage(), progress.WithSolidFill(string(th.Expired)))
 		lines = append(lines, bar.ViewAs(frac)+fmt.Sprintf(" %d/%d", a.done, total))
 	} else {
-		lines = append(lines, fmt.Sprintf("working… %d so far (%s)", a.done, ago(time.Since(a.started))))
+		lines = append(lines, fmt.Sprintf("working… %d so far (%s)", a.done, ago(d.c.now().Sub(a.started))))
 	}
 	if a.cancel {
 		return append(lines, th.Warn.Render("cancelling after this batch…"))

@@ -171,6 +171,7 @@ func ready(src *fakeSource, w, h int, opt Options) *Model {
 		opt.Target = "127.0.0.1:7000"
 	}
 	m := New(src, asciiTheme("dark"), opt)
+	m.c.tick = testTick
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	s, _ := src.Poll(context.Background())
 	mm, _ = mm.Update(snapshotMsg{snap: s})
@@ -213,10 +214,24 @@ func press(m *Model, keys ...string) *Model {
 	return m
 }
 
-// settle runs cmd and delivers to the root every message a component sends
-// it, and with async the answers of job reads and actions too, until none
-// is left. A command that does not answer within 50ms (a tick, the clock)
-// is left; polls are never delivered: tests drive them explicitly.
+// tickedMsg is what a tick answers in the tests: at once, with the message
+// it would have sent after d. settle delivers the find's paced steps and
+// drops the rest (the clock, the next poll, a settled selection): tests
+// drive those explicitly.
+type tickedMsg struct {
+	d   time.Duration
+	msg tea.Msg
+}
+
+func testTick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	return func() tea.Msg { return tickedMsg{d, fn(fixedNow.Add(d))} }
+}
+
+// settle runs cmd, and every command it leads to, to its answer, and
+// delivers to the root every message a component sends it, and with async
+// the answers of job reads, actions and finds too, until none is left.
+// Polls are never delivered: tests drive them explicitly. A command that
+// does not answer in 10s is a hung test, said as such.
 func settle(m *Model, cmd tea.Cmd, async bool) {
 	queue := []tea.Cmd{cmd}
 	for len(queue) > 0 {
@@ -230,8 +245,14 @@ func settle(m *Model, cmd tea.Cmd, async bool) {
 		var msg tea.Msg
 		select {
 		case msg = <-got:
-		case <-time.After(50 * time.Millisecond):
-			continue
+		case <-time.After(10 * time.Second):
+			panic("settle: a command gave no answer in 10s (a tick not made by common.tick?)")
+		}
+		if t, ok := msg.(tickedMsg); ok {
+			if _, step := t.msg.(findNextMsg); !step || !async {
+				continue
+			}
+			msg = t.msg
 		}
 		switch msg := msg.(type) {
 		case tea.BatchMsg:

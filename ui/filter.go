@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -17,7 +18,7 @@ type textFilter struct {
 }
 
 func newTextFilter(placeholder string) textFilter {
-	in := textinput.New()
+	in := newInput()
 	in.Prompt, in.CharLimit, in.Placeholder = "/", 200, placeholder
 	return textFilter{input: in, keys: newFilterKeys()}
 }
@@ -74,4 +75,13 @@ func (f *textFilter) clear() bool {
 	}
 	f.input.SetValue("")
 	return true
+}
+
+// newInput is a text input whose cursor does not blink: a blink is a
+// redraw twice a second, over SSH for every session, and a command that
+// never ends (the tests run every command to its answer).
+func newInput() textinput.Model {
+	in := textinput.New()
+	in.Cursor.SetMode(cursor.CursorStatic)
+	return in
 }

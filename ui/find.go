@@ -17,13 +17,7 @@ import (
 // Finder is a source that can find a job's row by its id over every
 // primary, a bounded step at a time.
 type Finder interface {
-	StartFind(ctx context.Context, id string) (FindSearch, error)
-}
-
-// FindSearch is one find under way; each Step is one bounded SCAN page per
-// primary.
-type FindSearch interface {
-	Step(ctx context.Context) model.FindProgress
+	StartFind(ctx context.Context, id string) (model.FindSearch, error)
 }
 
 // findPace is the pause between two steps of a find: each step is a page
@@ -46,7 +40,7 @@ func (k findKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHel
 type (
 	findStartedMsg struct {
 		seq    int
-		search FindSearch
+		search model.FindSearch
 		err    error
 	}
 	findStepMsg struct {
@@ -67,7 +61,7 @@ type findView struct {
 	in      textinput.Model
 	w, h    int
 	seq     int // the find under way; answers of another are dropped
-	search  FindSearch
+	search  model.FindSearch
 	id      string
 	p       model.FindProgress
 	running bool
@@ -75,7 +69,7 @@ type findView struct {
 }
 
 func newFindView(c *common, src Finder) *findView {
-	in := textinput.New()
+	in := newInput()
 	in.Prompt = "job id: "
 	in.Placeholder = "JOB and 26 characters (its ULID)"
 	in.CharLimit = 64
@@ -117,7 +111,7 @@ func (f *findView) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		seq := f.seq
-		return tea.Tick(findPace, func(time.Time) tea.Msg { return findNextMsg{seq} })
+		return f.c.tick(findPace, func(time.Time) tea.Msg { return findNextMsg{seq} })
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, f.keys.Cancel):

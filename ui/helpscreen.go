@@ -15,19 +15,18 @@ import (
 // when it does not fit; esc, ? or enter close it, q quits, any other key
 // closes it too.
 type helpScreen struct {
-	c       *common
-	help    help.Model
-	keys    helpKeys
-	vp      viewport.Model
-	w, h    int
-	why     string // why the actions are off, or ""
-	actions bool
+	c    *common
+	help help.Model
+	keys helpKeys
+	vp   viewport.Model
+	w, h int
+	why  string // why the writing keys are off, or ""
 }
 
 type helpKeys struct{ Scroll, Page, Close, Quit key.Binding }
 
-func newHelpScreen(c *common, hm help.Model, actions bool, why string) *helpScreen {
-	return &helpScreen{c: c, help: hm, actions: actions, why: why, vp: viewport.New(10, 3),
+func newHelpScreen(c *common, hm help.Model, why string) *helpScreen {
+	return &helpScreen{c: c, help: hm, why: why, vp: viewport.New(10, 3),
 		keys: helpKeys{
 			Scroll: bind([]string{"up", "down", "k", "j"}, "↑/↓", "scroll"),
 			Page:   bind([]string{"pgup", "pgdown", "home", "end", "g", "G"}, "pgup/pgdn", "page"),
@@ -82,8 +81,8 @@ func (s *helpScreen) View() string {
 func (s *helpScreen) content(w int) []string {
 	th := s.c.th
 	lines := []string{"  " + th.Title.Render("Keys")}
-	if !s.actions { // first: it is why a key the operator just pressed did nothing
-		lines = append(lines, "  "+th.ReadOnly.Render("read-only")+th.Dim.Render(": r, R and D are off because "+s.why+"."))
+	if s.why != "" { // first: it is why a key the operator just pressed did nothing
+		lines = append(lines, "  "+th.ReadOnly.Render("read-only")+th.Dim.Render(": "+s.why+"."))
 	} else {
 		lines = append(lines, wrapDim(s, "r requeues only if the job's attempts still equal what you saw (the fence); D asks you to type the queue's name.", w)...)
 	}

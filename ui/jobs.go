@@ -64,13 +64,19 @@ func (p *jobsPane) startFilter() tea.Cmd {
 // setActions switches r with the session's actions (active pane only).
 func (p *jobsPane) setActions(on bool) { p.keys.Requeue.SetEnabled(on && p.active) }
 
+// follow takes the selection: another queue starts at its first job. The
+// root calls it when the selection moves; drawing never moves the cursor.
+func (p *jobsPane) follow(q *model.Queue) {
+	if q != nil && q.Name != p.queue {
+		p.queue, p.cur = q.Name, 0
+	}
+}
+
+// jobs is the selected queue and the jobs of this pane, filtered.
 func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
 	q := p.c.sel
 	if q == nil {
 		return nil, nil
-	}
-	if q.Name != p.queue { // another queue: back to its first job
-		p.queue, p.cur = q.Name, 0
 	}
 	jobs := q.PendingJobs
 	if p.active {

@@ -2,10 +2,14 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/echomq/emqtop/theme"
 )
 
 func bind(keys []string, k, h string) key.Binding {
@@ -149,14 +153,27 @@ func keyGroups() []keyGroup {
 
 // KeyTable renders every key map, by pane, as a Markdown table, for the
 // README and `emqtop keys`: the same tables drive dispatch and the help.
+// A key that writes says so, from the action table: --read-only turns
+// those off.
 func KeyTable() string {
+	writes := map[string]bool{}
+	th, _ := theme.New(lipgloss.NewRenderer(io.Discard), "mono")
+	for _, a := range New(nil, th, Options{}).acts {
+		if a.writes {
+			writes[a.b.Help().Key+a.b.Help().Desc] = true
+		}
+	}
 	var b strings.Builder
 	b.WriteString("| pane | key | does |\n|---|---|---|\n")
 	for _, g := range keyGroups() {
 		for _, col := range g.keys.FullHelp() {
 			for _, kb := range col {
 				h := kb.Help()
-				fmt.Fprintf(&b, "| %s | `%s` | %s |\n", g.pane, h.Key, h.Desc)
+				does := h.Desc
+				if writes[h.Key+h.Desc] {
+					does += " (writes: off under --read-only)"
+				}
+				fmt.Fprintf(&b, "| %s | `%s` | %s |\n", g.pane, h.Key, does)
 			}
 		}
 	}

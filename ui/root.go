@@ -37,7 +37,10 @@ type Options struct {
 	Window      time.Duration
 	PollTimeout time.Duration // bound on one whole poll [10s]
 	ReadOnly    bool
-	Actions     Actions // nil: the action keys stay disabled
+	// ReadOnlyWhy says why the session is read-only, for a key that writes
+	// ("you are a reader"); "" says --read-only
+	ReadOnlyWhy string
+	Actions     model.Actions // nil: the action keys stay disabled
 	Now         func() time.Time
 	// Shared: the source is a poller shared by many sessions (emqtop
 	// serve): its interval is the server's, and it reads the widest span
@@ -95,6 +98,9 @@ type Model struct {
 	dialog   *dialog
 	find     *findView
 
+	acts   []action // the action table (actiontable.go)
+	noPerm bool     // the server refused a write: the session writes nothing more
+
 	flash    string // the last outcome, in words
 	flashBad bool
 }
@@ -127,7 +133,7 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	c := &common{th: th, now: opt.Now, mem: newQueueMemory()}
+	c := &common{th: th, now: opt.Now, mem: newQueueMemory(), tick: tea.Tick}
 	m := &Model{opt: opt, c: c, fitWindow: fit, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
 		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
 		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}, trend: &trendPane{c: c}}
@@ -136,19 +142,20 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	m.help.Styles.ShortKey, m.help.Styles.ShortDesc = th.HelpKey, th.HelpDesc
 	m.help.Styles.FullKey, m.help.Styles.FullDesc = th.HelpKey, th.HelpDesc
 	m.help.Styles.ShortSeparator, m.help.Styles.FullSeparator, m.help.Styles.Ellipsis = th.Dim, th.Dim, th.Dim
-	m.setActions()
+	m.acts = m.newActions()
 	m.applyFocus()
+	m.applyModes()
 	return m
 }
 
 // Init starts the poll loop and the clock.
 func (m *Model) Init() tea.Cmd {
 	m.src.SetWindow(m.window)
-	return tea.Batch(m.pollCmd(), clock())
+	return tea.Batch(m.pollCmd(), m.clock())
 }
 
-func clock() tea.Cmd {
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} })
+func (m *Model) clock() tea.Cmd {
+	return m.c.tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} })
 }
 
 // pollCmd runs one poll; it captures values only, and its answer carries
@@ -194,7 +201,7 @@ func (m *Model) next() tea.Cmd {
 		d *= 2
 	}
 	gen := m.gen
-	return tea.Tick(min(d, 30*time.Second), func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+	return m.c.tick(min(d, 30*time.Second), func(time.Time) tea.Msg { return tickMsg{gen: gen} })
 }
 
 // pollEvery is the interval, stretched when the budget asks.
@@ -203,18 +210,6 @@ func (m *Model) pollEvery() time.Duration {
 		return max(m.interval, m.c.snap.Poll.MinInterval)
 	}
 	return m.interval
-}
-
-func (m *Model) actionsOn() bool { return m.opt.Actions != nil && !m.opt.ReadOnly }
-
-// setActions switches every action binding (the dangerous ones) with the
-// session's write access, in one place.
-func (m *Model) setActions() {
-	on := m.actionsOn()
-	m.keys.RequeueAll.SetEnabled(on)
-	m.keys.Drain.SetEnabled(on)
-	m.active.setActions(on)
-	m.pending.setActions(on)
 }
 
 // Update is the root: the loop's messages here, the components' messages
@@ -263,7 +258,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.pollOnce()
 		}
 	case clockMsg:
-		return clock()
+		return m.clock()
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 			return m.typedAhead(msg)

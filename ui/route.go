@@ -33,7 +33,7 @@ func (m *Model) focused() focusable {
 
 // key routes a key: ctrl+c always quits; then the open overlay, the filter
 // being typed, the focused pane when its key map holds the key, and last
-// the global keys.
+// the action table (the root's keys, and the reason of a key that is off).
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return tea.Quit
@@ -48,124 +48,92 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if p := m.jobPane(); p != nil && p.capturing() {
 		return p.Update(msg)
 	}
-	if bound(msg, m.active.keys.Requeue) && (m.focus != paneActive || !m.actionsOn()) {
-		// r acts in the Active pane only; elsewhere, or off, it says why
-		if !m.actionsOn() {
-			return m.say(msgReadOnly, true)
-		}
-		return m.say("select an active job first: tab to the Active pane, move with ↑/↓, then r", true)
-	}
 	if f := m.focused(); matches(msg, f) {
 		cmd := f.Update(msg)
 		return tea.Batch(cmd, m.selectionChanged())
 	}
-	return m.global(msg)
+	cmd, _ := m.act(msg)
+	return cmd
 }
 
-// global handles the keys that act wherever the focus is.
-func (m *Model) global(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return tea.Quit
-	case key.Matches(msg, k.Help):
-		why := "--read-only is set"
-		if m.opt.Actions == nil {
-			why = "no write access was configured"
-		}
+func (m *Model) openHelp() {
+	m.flash = ""
+	why := ""
+	if w := m.writesOff(); w != "" {
+		why = m.writingKeys() + " are off because " + w
+	}
+	m.helpView = newHelpScreen(m.c, m.help, why)
+	m.helpView.SetSize(m.width, m.height-2)
+}
+
+// back is esc: one thing at a time, the message first, then the filter.
+func (m *Model) back() tea.Cmd {
+	if m.flash != "" {
 		m.flash = ""
-		m.helpView = newHelpScreen(m.c, m.help, m.actionsOn(), why)
-		m.helpView.SetSize(m.width, m.height-2)
-	case key.Matches(msg, k.Back):
-		// one thing at a time: the message first, then the filter
-		if m.flash != "" {
-			m.flash = ""
-		} else if p := m.jobPane(); p != nil && p.filter.clear() {
-			p.cur = 0
-		} else if m.queues.clearFilter() {
-			return m.selectionChanged()
-		}
-	case key.Matches(msg, k.Next):
-		m.setFocus((m.focus + 1) % panes)
-	case key.Matches(msg, k.Prev):
-		m.setFocus((m.focus + panes - 1) % panes)
-	case key.Matches(msg, k.Filter):
-		if p := m.jobPane(); p != nil { // on a job pane: its jobs, by id
-			return p.startFilter()
-		}
-		m.setFocus(paneQueues)
-		return m.queues.startFilter()
-	case key.Matches(msg, k.Sort):
-		m.queues.nextSort()
+	} else if p := m.jobPane(); p != nil && p.filter.clear() {
+		p.cur = 0
+	} else if m.queues.clearFilter() {
 		return m.selectionChanged()
-	case key.Matches(msg, k.Reverse):
-		m.queues.reverseSort()
-		return m.selectionChanged()
-	case key.Matches(msg, k.Hold):
-		if m.queues.toggleHold() {
-			return m.say("the rows hold their order: new queues go last (o follows the sort again)", false)
-		}
-		return m.say("the rows follow the sort again", false)
-	case key.Matches(msg, k.Pause):
-		m.paused = !m.paused
-		return m.pollNow()
-	case key.Matches(msg, k.Faster):
-		return m.setInterval(intervalStep(m.interval, -1))
-	case key.Matches(msg, k.Slower):
-		return m.setInterval(intervalStep(m.interval, +1))
-	case key.Matches(msg, k.Narrow):
-		m.fitWindow = false // the operator's choice from now on
-		return m.setWindow(m.window/2, "")
-	case key.Matches(msg, k.Widen):
-		m.fitWindow = false
-		return m.setWindow(m.window*2, "")
-	case key.Matches(msg, k.Span):
-		m.trend.long = !m.trend.long
-	case key.Matches(msg, k.Idle):
-		return m.toggleIdle()
-	case key.Matches(msg, k.HeatMode):
-		m.heat.mode = (m.heat.mode + 1) % heatModes
-		m.say("the heatmap's brightness is "+heatModeNames[m.heat.mode]+" per cell (m: next)", false)
-	case key.Matches(msg, k.Plan):
-		m.nodes.planOn = !m.nodes.planOn
-		m.nodes.shares = m.nodes.shares || m.nodes.planOn
-		if m.nodes.planOn {
-			m.say("a plan to even the "+m.heat.planBy()+" (the heatmap's mode): previewed, nothing is sent; emqtop rebalance prints its commands", false)
-		}
-		if m.lay.nodes.w == 0 {
-			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
-		}
-	case key.Matches(msg, k.Spread):
-		m.nodes.shares = !m.nodes.shares
-		m.nodes.planOn = m.nodes.planOn && m.nodes.shares
-		if m.lay.nodes.w == 0 {
-			m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
-		}
-	case key.Matches(msg, k.Find):
-		f, ok := m.src.(Finder)
-		if !ok {
-			return m.say("find is not available on this source", true)
-		}
-		m.flash = ""
-		m.find = newFindView(m.c, f)
-		m.find.SetSize(min(m.width, 96), 8)
-	case key.Matches(msg, k.Copy):
-		return m.copySelected()
-	case key.Matches(msg, k.Zoom):
-		m.zoom = !m.zoom
-		m.relayout()
-	case bound(msg, k.RequeueAll), bound(msg, k.Drain):
-		return m.startBatch(msg)
 	}
 	return nil
+}
+
+// nextFocus is the pane d steps from the focus, in tab order.
+func (m *Model) nextFocus(d int) pane {
+	return (m.focus + pane(d) + panes) % panes
+}
+
+// startFilter is /: on a job pane its jobs, by id; else the queue list.
+func (m *Model) startFilter() tea.Cmd {
+	if p := m.jobPane(); p != nil {
+		return p.startFilter()
+	}
+	m.setFocus(paneQueues)
+	return m.queues.startFilter()
+}
+
+func (m *Model) toggleHold() tea.Cmd {
+	if m.queues.toggleHold() {
+		return m.say("the rows hold their order: new queues go last (o follows the sort again)", false)
+	}
+	return m.say("the rows follow the sort again", false)
+}
+
+func (m *Model) nextHeatMode() {
+	m.heat.mode = (m.heat.mode + 1) % heatModes
+	m.say("the heatmap's brightness is "+heatModeNames[m.heat.mode]+" per cell (m: next)", false)
+}
+
+func (m *Model) togglePlan() {
+	m.nodes.planOn = !m.nodes.planOn
+	m.nodes.shares = m.nodes.shares || m.nodes.planOn
+	if m.nodes.planOn {
+		m.say("a plan to even the "+m.heat.planBy()+" (the heatmap's mode): previewed, nothing is sent; emqtop rebalance prints its commands", false)
+	}
+	m.nodesOffScreen()
+}
+
+func (m *Model) toggleSpread() {
+	m.nodes.shares = !m.nodes.shares
+	m.nodes.planOn = m.nodes.planOn && m.nodes.shares
+	m.nodesOffScreen()
+}
+
+func (m *Model) nodesOffScreen() {
+	if m.lay.nodes.w == 0 {
+		m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
+	}
+}
+
+func (m *Model) openFind() {
+	m.flash = ""
+	m.find = newFindView(m.c, m.src.(Finder))
+	m.find.SetSize(min(m.width, 96), 8)
 }
 
 // setInterval applies a new interval at once (the tick armed with the old
 // one is dropped) and says so.
 func (m *Model) setInterval(d time.Duration) tea.Cmd {
-	if m.opt.Shared {
-		return m.say(fmt.Sprintf("the server polls every %s for every session: + and - change nothing here", every(m.interval)), false)
-	}
 	m.interval = d
 	m.say(fmt.Sprintf("polling every %s (+ more often, - less often: %s)", every(m.interval), ladderWords()), false)
 	if m.paused || m.inFlight {
@@ -193,6 +161,7 @@ func (m *Model) setWindow(d time.Duration, why string) tea.Cmd {
 func (m *Model) setFocus(p pane) {
 	m.focus = p
 	m.applyFocus()
+	m.applyModes()
 }
 
 // applyFocus tells each pane whether it has the focus; none has it while a
@@ -209,6 +178,8 @@ func (m *Model) applyFocus() {
 // selectionMoved makes the list's selection the one every pane shows.
 func (m *Model) selectionMoved() {
 	m.c.sel = m.queues.selected()
+	m.pending.follow(m.c.sel)
+	m.active.follow(m.c.sel)
 }
 
 // selectionChanged follows a move of the list's selection: the panes show
@@ -224,7 +195,7 @@ func (m *Model) selectionChanged() tea.Cmd {
 	m.src.SetDetail(q.Name)
 	m.selGen++
 	gen := m.selGen
-	return tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return selMsg{gen: gen} })
+	return m.c.tick(150*time.Millisecond, func(time.Time) tea.Msg { return selMsg{gen: gen} })
 }
 
 // component handles what components and async work send the root.
@@ -265,8 +236,8 @@ func (m *Model) component(msg tea.Msg) tea.Cmd {
 		m.applyFocus()
 		m.flash, m.flashBad = msg.text, msg.bad
 		if msg.noPerm {
-			m.opt.ReadOnly = true
-			m.setActions()
+			m.noPerm = true
+			m.applyModes()
 		}
 		return m.pollNow() // show the result
 	}
@@ -287,7 +258,7 @@ func (m *Model) closeOverlay() {
 // openJob opens a job's detail and reads its row; the answer names the job.
 func (m *Model) openJob(msg openJobMsg) tea.Cmd {
 	m.flash = "" // the help line is the detail's now
-	m.detail = newDetail(m.c, msg.q, msg.job, msg.active, m.actionsOn())
+	m.detail = newDetail(m.c, msg.q, msg.job, msg.active, m.writesOff() == "")
 	m.detail.found = msg.found
 	m.detail.SetSize(m.width, m.height-2)
 	if !msg.job.Valid {
@@ -304,8 +275,8 @@ func (m *Model) openJob(msg openJobMsg) tea.Cmd {
 
 // openDialog opens the confirmation of an action.
 func (m *Model) openDialog(a actionState) tea.Cmd {
-	if !m.actionsOn() {
-		return m.say(msgReadOnly, true)
+	if w := m.writesOff(); w != "" { // a dialog's r, or a requeue from the detail
+		return m.say("read-only: "+m.writingKeys()+" are off because "+w, true)
 	}
 	m.actSeq++
 	d, cmd := newDialog(m.c, m.opt.Actions, m.actSeq, a)
@@ -319,9 +290,6 @@ func (m *Model) openDialog(a actionState) tea.Cmd {
 // startRequeue opens the confirmation of r for job j of q, with the
 // attempts the operator saw as the fence.
 func (m *Model) startRequeue(q model.Queue, j model.Job) tea.Cmd {
-	if !m.actionsOn() {
-		return m.say(msgReadOnly, true)
-	}
 	if !j.Valid || !j.AttemptsOK {
 		return m.say("this job cannot be requeued: its id or its attempts counter is unreadable", true)
 	}
@@ -333,19 +301,24 @@ func (m *Model) startRequeue(q model.Queue, j model.Job) tea.Cmd {
 	return m.openDialog(actionState{kind: actRequeue, queue: q.Name, job: j, expired: expired})
 }
 
-// startBatch opens the confirmation of R or D for the selected queue.
-func (m *Model) startBatch(msg tea.KeyMsg) tea.Cmd {
-	if !m.actionsOn() {
-		return m.say(msgReadOnly, true)
+// startRequeueAll opens the confirmation of R for the selected queue.
+func (m *Model) startRequeueAll() tea.Cmd {
+	switch q := m.c.sel; {
+	case q == nil:
+		return m.say("no queue selected", true)
+	case q.Expired == 0:
+		return m.say(fmt.Sprintf("%s has no expired jobs", q.Name), false)
+	default:
+		return m.openDialog(actionState{kind: actRequeueAll, queue: q.Name, total: q.Expired})
 	}
+}
+
+// startDrain opens the confirmation of D for the selected queue.
+func (m *Model) startDrain() tea.Cmd {
 	q := m.c.sel
 	switch {
 	case q == nil:
 		return m.say("no queue selected", true)
-	case bound(msg, m.keys.RequeueAll) && q.Expired == 0:
-		return m.say(fmt.Sprintf("%s has no expired jobs", q.Name), false)
-	case bound(msg, m.keys.RequeueAll):
-		return m.openDialog(actionState{kind: actRequeueAll, queue: q.Name, total: q.Expired})
 	case q.Pending == 0:
 		return m.say(fmt.Sprintf("%s has nothing pending", q.Name), false)
 	}

@@ -113,7 +113,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 func (m *Model) mode() string {
 	th := m.c.th
 	var words []string
-	if m.opt.ReadOnly {
+	if m.opt.ReadOnly || m.noPerm {
 		words = append(words, th.ReadOnly.Render("READ-ONLY"))
 	}
 	if m.paused {

@@ -296,7 +296,7 @@ func TestRequeueFlow(t *testing.T) {
 	if len(acts.requeued) != 1 || acts.requeued[0] != stuckID || !strings.Contains(m.flash, "requeued "+stuckID) {
 		t.Errorf("requeued %v, flash %q", acts.requeued, m.flash)
 	}
-	acts.fenceErr = &Refused{Reason: "a worker claimed it again (attempts now 3, you saw 2)"}
+	acts.fenceErr = &model.Refused{Reason: "a worker claimed it again (attempts now 3, you saw 2)"}
 	m = press(m, "r")
 	mm, cmd = m.Update(keyMsg("y"))
 	m = run(mm.(*Model), cmd)
@@ -339,13 +339,16 @@ func TestReadOnlyDisablesActions(t *testing.T) {
 }
 
 func TestNoPermTurnsReadOnly(t *testing.T) {
-	acts := &fakeActions{fenceErr: ErrNoPerm}
+	acts := &fakeActions{fenceErr: model.ErrNoPerm}
 	m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts})
 	m = press(m, "shift+tab", "r")
 	mm, cmd := m.Update(keyMsg("y"))
 	m = run(mm.(*Model), cmd)
-	if !m.opt.ReadOnly || m.active.keys.Requeue.Enabled() || !strings.Contains(m.flash, "NOPERM") {
-		t.Errorf("readOnly %v flash %q", m.opt.ReadOnly, m.flash)
+	if m.writesOff() == "" || m.active.keys.Requeue.Enabled() || m.keys.Drain.Enabled() || !strings.Contains(m.flash, "NOPERM") {
+		t.Errorf("writes off %q, flash %q", m.writesOff(), m.flash)
+	}
+	if v := press(m, "R").View(); !strings.Contains(v, "READ-ONLY") || !strings.Contains(v, "NOPERM") {
+		t.Errorf("R after NOPERM does not say why, or no READ-ONLY mark:\n%s", v)
 	}
 }
 
@@ -681,5 +684,25 @@ func TestFilterByStatus(t *testing.T) {
 	}
 	if !strings.Contains(m.View(), "filter /status:stuck") {
 		t.Error("the title does not say the filter")
+	}
+}
+
+// TestDialogTimesOnTheSessionClock: a running action says how long it has
+// run by the session's clock (it read the machine's, so a test clock or a
+// replay said 0s whatever had passed).
+func TestDialogTimesOnTheSessionClock(t *testing.T) {
+	m := press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: &fakeActions{}}), "R")
+	if m.dialog == nil {
+		t.Fatal("R opened no dialog")
+	}
+	now := fixedNow
+	m.c.now = func() time.Time { return now }
+	m.Update(keyMsg("y")) // confirmed; its first script is not run here
+	if m.dialog == nil || !m.dialog.a.running {
+		t.Fatal("the requeue of the expired jobs did not start")
+	}
+	now = now.Add(90 * time.Second)
+	if v := m.View(); !strings.Contains(v, "(1m30s)") {
+		t.Errorf("after 90s on the session's clock the dialog does not say 1m30s:\n%s", v)
 	}
 }

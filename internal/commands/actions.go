@@ -16,8 +16,8 @@ import (
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/serve"
 	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 // auditLog appends one JSON line per attempted action. It never holds the
@@ -138,7 +138,7 @@ func (a *actions) asWho(who serve.Who) *actions {
 // errUnknown: the server gave no answer in time. The script may have run
 // all the same (it was sent; a paused node runs it when it resumes), so the
 // outcome is unknown, never "failed"; the dashboard says so too.
-var errUnknown = ui.ErrUnknownOutcome
+var errUnknown = model.ErrUnknownOutcome
 
 // outcome classifies an action's error for the audit log and the operator.
 func outcome(err error) (string, error) {
@@ -149,13 +149,13 @@ func outcome(err error) (string, error) {
 	case echomq.TimedOut(err):
 		return "unknown", fmt.Errorf("%w (%v)", errUnknown, err)
 	case errors.As(err, &fe):
-		return "fenced", &ui.Refused{Reason: fe.Reason()}
+		return "fenced", &model.Refused{Reason: fe.Reason()}
 	case errors.Is(err, echomq.ErrNotActive):
-		return "not-active", &ui.Refused{Reason: "it is no longer active (acked, requeued or drained since)"}
+		return "not-active", &model.Refused{Reason: "it is no longer active (acked, requeued or drained since)"}
 	case errors.Is(err, poller.ErrReadOnly):
-		return "read-only", &ui.Refused{Reason: err.Error()}
+		return "read-only", &model.Refused{Reason: err.Error()}
 	case echomq.ServerCode(err) == "NOPERM":
-		return "read-only", fmt.Errorf("%w: %v", ui.ErrNoPerm, err)
+		return "read-only", fmt.Errorf("%w: %v", model.ErrNoPerm, err)
 	}
 	return "error", err
 }

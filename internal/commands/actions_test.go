@@ -21,8 +21,8 @@ import (
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 var bg = context.Background()
@@ -94,7 +94,7 @@ func TestOperatorRequeuesWhileWorkersRun(t *testing.T) {
 			stale = append(stale, s)
 		}
 		tries++
-		var refused *ui.Refused
+		var refused *model.Refused
 		switch err := a.Requeue(bg, s.q, s.id, s.att); {
 		case err == nil:
 			requeued++

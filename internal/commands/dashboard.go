@@ -14,7 +14,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
-	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/internal/serve"
 	"github.com/echomq/emqtop/model"
@@ -24,15 +23,6 @@ import (
 )
 
 // source joins the poller and the job reader into the UI's Source.
-type source struct {
-	*poller.Poller
-	c valkey.Client
-}
-
-func (s source) Job(ctx context.Context, queue, id string) (model.JobDetail, error) {
-	return poller.ReadJob(ctx, s.c, queue, id, poller.PreviewBytes)
-}
-
 // newTheme builds the theme on a renderer of out. The background is asked
 // for here, before the program starts reading the terminal (lipgloss issue
 // 73); NO_COLOR and --no-color give the mono theme on an ASCII profile.
@@ -115,7 +105,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 	defer c.Close()
 	p := poller.New(c, opt)
 	defer p.Close()
-	var acts ui.Actions
+	var acts model.Actions
 	if !r.readOnly {
 		a, err := newActions(c, cfg, r.auditLog)
 		if err != nil {
@@ -125,7 +115,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 		defer a.Close()
 		acts = a
 	}
-	m := ui.New(source{p, c}, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
+	m := ui.New(p, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
 		ReadOnly: r.readOnly, Actions: acts, Copy: serve.Clipboard(stdout, os.Getenv)})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithOutput(stdout)}
 	if !r.noMouse {
@@ -138,23 +128,4 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 		return exitError
 	}
 	return exitOK
-}
-
-// StartFind begins a find of a job's row by id, for the UI's f.
-func (s source) StartFind(ctx context.Context, id string) (ui.FindSearch, error) {
-	f, err := s.Poller.StartFind(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return findSearch{s.Poller, f}, nil
-}
-
-type findSearch struct {
-	p *poller.Poller
-	f *poller.Find
-}
-
-// Step walks one page per primary and says how far the find has gone.
-func (s findSearch) Step(ctx context.Context) model.FindProgress {
-	return poller.StepFind(ctx, s.p, s.f)
 }

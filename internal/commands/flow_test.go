@@ -80,7 +80,7 @@ func dashboardOn(t *testing.T, cl *testcluster.Cluster, timeout time.Duration, w
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	th, _ := theme.New(r, "dark")
-	return teatest.NewTestModel(t, ui.New(source{p, pc}, th, opt), teatest.WithInitialTermSize(w, h))
+	return teatest.NewTestModel(t, ui.New(p, th, opt), teatest.WithInitialTermSize(w, h))
 }
 
 // TestDashboardFlowsOnACluster runs the whole program on a real cluster:

@@ -145,7 +145,7 @@ func TestHostileCorpus(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI256)
 	th, _ := theme.New(r, "dark")
-	var m tea.Model = ui.New(source{p, pc}, th, ui.Options{})
+	var m tea.Model = ui.New(p, th, ui.Options{})
 	m, _ = m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	// keys are sent without running their commands (timers); the job read
 	// that enter starts is run, since the detail view waits for it
@@ -245,7 +245,7 @@ func TestHostileNodeAddress(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI256)
 	th, _ := theme.New(r, "dark")
-	var m tea.Model = ui.New(source{p, pc}, th, ui.Options{})
+	var m tea.Model = ui.New(p, th, ui.Options{})
 	for _, size := range [][2]int{{200, 60}, {120, 40}, {80, 24}} {
 		m, _ = m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		m, _ = m.Update(ui.SnapshotMsg(snap))

@@ -14,8 +14,8 @@ import (
 
 	"github.com/echomq/emqtop/internal/serve"
 	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 // DefaultSSH is where emqtop serve listens for SSH when --ssh is not given
@@ -208,7 +208,7 @@ func startSSH(f serveFlags, hub *serve.Hub, keys *serve.Keys, hostPEM []byte, cf
 			return nil, "", nil, err
 		}
 		closers = append(closers, func() { acts.Close() })
-		sc.Actions = func(who serve.Who) (ui.Actions, error) { return acts.asWho(who), nil }
+		sc.Actions = func(who serve.Who) (model.Actions, error) { return acts.asWho(who), nil }
 	}
 	srv, err := serve.NewServer(hub, sc)
 	if err != nil {

@@ -217,7 +217,7 @@ func TestServeOverSSH(t *testing.T) {
 	}
 	r.waitFor(t, "READ-ONLY", "orders", "1 session on one poller: self")
 	r.keys(t, "\x1b[Z", "r", "R")
-	r.waitFor(t, "read-only")
+	r.waitFor(t, "you are a reader")
 	if after := writeScripts(t, cl); after != before {
 		t.Errorf("a reader's session wrote: %d write scripts before, %d after", before, after)
 	}

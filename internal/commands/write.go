@@ -14,8 +14,8 @@ import (
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 // writeFlags are the flags of requeue and drain.
@@ -74,14 +74,14 @@ func (w *writeFlags) connect(stderr io.Writer) (*actions, func(), int) {
 // status words an action's outcome on stderr and gives the exit status:
 // 0 done, 3 refused (fenced, not active, read-only), 1 error.
 func status(err error, stderr io.Writer) int {
-	var r *ui.Refused
+	var r *model.Refused
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &r):
 		fmt.Fprintln(stderr, "emqtop: refused:", textgate.Text(r.Reason))
 		return exitRefused
-	case errors.Is(err, ui.ErrNoPerm):
+	case errors.Is(err, model.ErrNoPerm):
 		complain(stderr, "emqtop: refused", err) // err begins with ErrNoPerm's words: once is enough
 		return exitRefused
 	}

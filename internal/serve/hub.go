@@ -17,7 +17,6 @@ import (
 
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/poller"
-	"github.com/echomq/emqtop/ui"
 )
 
 // Bounds on what sessions may ask of the poller.
@@ -263,23 +262,10 @@ func (s *Session) SetWindow(d time.Duration) {
 
 // Job reads one job row, read-only.
 func (s *Session) Job(ctx context.Context, queue, id string) (model.JobDetail, error) {
-	return poller.ReadJob(ctx, s.h.c, queue, id, poller.PreviewBytes)
+	return s.h.p.Job(ctx, queue, id)
 }
 
 // StartFind begins a find of a job by id on the hub's poller.
-func (s *Session) StartFind(ctx context.Context, id string) (ui.FindSearch, error) {
-	f, err := s.h.p.StartFind(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return findSearch{s.h.p, f}, nil
-}
-
-type findSearch struct {
-	p *poller.Poller
-	f *poller.Find
-}
-
-func (f findSearch) Step(ctx context.Context) model.FindProgress {
-	return poller.StepFind(ctx, f.p, f.f)
+func (s *Session) StartFind(ctx context.Context, id string) (model.FindSearch, error) {
+	return s.h.p.StartFind(ctx, id)
 }

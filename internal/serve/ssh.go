@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/theme"
 	"github.com/echomq/emqtop/ui"
 )
@@ -33,7 +34,7 @@ type Config struct {
 	Interval    time.Duration
 	// Actions makes an operator's actions, audited under who; readers are
 	// never given any (the write client is not theirs to reach).
-	Actions func(who Who) (ui.Actions, error)
+	Actions func(who Who) (model.Actions, error)
 	Log     io.Writer // one line per session start and end
 	// LoginTimeout ends a connection that has not opened a session this
 	// long after it connected [10s]; MaxLogins is how many connections may
@@ -225,7 +226,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	src := s.hub.Attach()
 	go func() { <-sess.Context().Done(); src.Detach() }()
 	opt := ui.Options{Target: s.cfg.Target, Demo: s.cfg.Demo, Interval: s.cfg.Interval, ReadOnly: who.Role != Operator, Shared: true,
-		Copy: Clipboard(sess, envOf(sess)), MaxWidth: MaxWidth, MaxHeight: MaxHeight}
+		ReadOnlyWhy: "you are a reader here (your key is in --readers): an operator's key writes",
+		Copy:        Clipboard(sess, envOf(sess)), MaxWidth: MaxWidth, MaxHeight: MaxHeight}
 	if who.Role == Operator && s.cfg.Actions != nil {
 		acts, err := s.cfg.Actions(who)
 		if err != nil {
