@@ -11,21 +11,25 @@ import (
 // key that writes and is not marked so in the action table fails here.
 func TestReadOnlyRemovesEveryWrite(t *testing.T) {
 	var keys []string
-	for _, g := range keyGroups() {
+	m0 := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{})
+	for _, g := range m0.keyGroups() {
 		for _, col := range g.keys.FullHelp() {
 			for _, b := range col {
 				keys = append(keys, b.Keys()...)
 			}
 		}
 	}
-	for p := range panes {
+	for p, e := range m0.panes {
+		if !e.focus {
+			continue
+		}
 		for _, k := range keys {
 			if k == "q" || k == "ctrl+c" {
 				continue
 			}
 			acts := &fakeActions{pending: 50}
 			m := ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts, ReadOnly: true})
-			m.setFocus(p)
+			m.setFocus(pane(p))
 			m = press(m, k)
 			opened := m.dialog != nil
 			m = press(m, "y", "enter")
@@ -33,7 +37,7 @@ func TestReadOnlyRemovesEveryWrite(t *testing.T) {
 			m = press(m, "enter")
 			if opened || m.dialog != nil || len(acts.requeued) != 0 || acts.drained != 0 {
 				t.Errorf("read-only, pane %s, key %q: a dialog opened (%v) or a write was made (%v, %d drained)",
-					paneNames[p], k, opened, acts.requeued, acts.drained)
+					e.name, k, opened, acts.requeued, acts.drained)
 			}
 		}
 	}

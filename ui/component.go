@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
+	zone "github.com/lrstanley/bubblezone"
 
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/theme"
@@ -56,6 +57,40 @@ type common struct {
 	// answers at once with a mark, so they run every other command to its
 	// answer and never wait for time.
 	tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+	// zones are the session's mouse zones (bubblezone): the components
+	// mark their rows in View, the root's View takes the marks out and
+	// keeps their places; nil in the components' own tests
+	zones *zone.Manager
+}
+
+// mark makes s the mouse zone id (a row, a pane) when zones are kept.
+func (c *common) mark(id, s string) string {
+	if c.zones == nil {
+		return s
+	}
+	return c.zones.Mark(id, s)
+}
+
+// hit is where msg fell inside zone id, from its top-left cell; ok is
+// false when it fell outside (or the zone was not drawn).
+func (c *common) hit(id string, msg tea.MouseMsg) (x, y int, ok bool) {
+	if c.zones == nil {
+		return -1, -1, false
+	}
+	z := c.zones.Get(id)
+	if !z.InBounds(msg) {
+		return -1, -1, false
+	}
+	x, y = z.Pos(msg)
+	return x, y, true
+}
+
+// zonePrefix is a prefix for one component's zone ids.
+func (c *common) zonePrefix() string {
+	if c.zones == nil {
+		return ""
+	}
+	return c.zones.NewPrefix()
 }
 
 // nextSeq numbers a piece of async work for the whole session: an answer

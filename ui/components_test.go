@@ -252,46 +252,77 @@ func TestComponentViewsAtTheirSizes(t *testing.T) {
 	golden(t, "heatmap-60x8", h.View())
 }
 
-// A new pane is a component and a placement: compose draws it at its rect
-// beside the others, whatever it is.
-type throwaway struct{ w, h int }
+// A new pane is a component and one entry of the pane table: tab reaches
+// it, it is drawn at its place (here the timeline's, which it shares: the
+// focused one of the two is drawn), it zooms, and a click on it focuses it.
+type throwaway struct {
+	w, h    int
+	focused bool
+}
 
 func (p *throwaway) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *throwaway) SetFocus(f bool)           { p.focused = f }
 func (p *throwaway) Update(tea.Msg) tea.Cmd    { return nil }
 func (p *throwaway) ShortHelp() []key.Binding  { return nil }
 func (p *throwaway) FullHelp() [][]key.Binding { return nil }
 func (p *throwaway) View() string {
-	return box(asciiTheme("dark").Border, "Trend", []string{"a pane added in a test"}, p.w, p.h)
+	return box(asciiTheme("dark").Border, "Throwaway", []string{"a pane added in a test"}, p.w, p.h)
 }
 
 func TestAPaneIsOneRegistration(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(10)}, 120, 40, Options{})
-	l := m.lay
-	half := l.timeline.w / 2
-	tl := rect{l.timeline.x, l.timeline.y, half, l.timeline.h}
-	extra := rect{half, l.timeline.y, l.timeline.w - half, l.timeline.h}
-	var ps []placed
-	for _, p := range m.placements() {
-		r := p.at(l)
-		if p.c == Component(m.timeline) {
-			r = tl
-		}
-		if r.w > 0 {
-			p.c.SetSize(r.w, r.h)
-			ps = append(ps, placed1(p.c.View(), r))
-		}
-	}
 	tw := &throwaway{}
-	tw.SetSize(extra.w, extra.h)
-	ps = append(ps, placed1(tw.View(), extra))
-	body := compose(ps, 38)
-	lines := strings.Split(body, "\n")
-	if len(lines) != 38 || !strings.Contains(body, "a pane added in a test") || !strings.Contains(body, "Lease expiry") {
-		t.Fatalf("the new pane is not drawn beside the timeline:\n%s", body)
+	m.panes = append(m.panes, paneEntry{"throwaway", tw, func(l layout) rect { return l.timeline }, true})
+	m.relayout()
+	if strings.Contains(m.View(), "a pane added in a test") {
+		t.Fatal("the new pane is drawn over the timeline while it has no focus")
 	}
-	for i, ln := range lines {
+	for range len(m.panes) {
+		if m.panes[m.focus].c == Component(tw) {
+			break
+		}
+		m = press(m, "tab")
+	}
+	v := m.View()
+	if !tw.focused || !strings.Contains(v, "a pane added in a test") || strings.Contains(v, "Lease expiry") {
+		t.Fatalf("tab did not reach the new pane, or it is not drawn in the timeline's place:\n%s", v)
+	}
+	for i, ln := range strings.Split(v, "\n") {
 		if w := ansi.StringWidth(ln); w != 120 {
 			t.Errorf("line %d is %d wide", i, w)
+		}
+	}
+	m = press(m, "z")
+	if tw.w != 120 || tw.h != 38 {
+		t.Errorf("zoomed, the new pane is %d×%d", tw.w, tw.h)
+	}
+	m = press(m, "z", "tab") // off it: the timeline is back
+	if v := m.View(); strings.Contains(v, "a pane added in a test") || !strings.Contains(v, "Lease expiry") {
+		t.Errorf("off the new pane, the timeline is not back:\n%s", v)
+	}
+}
+
+// The table's named panes are where the root says (panes.go), and every
+// pane that takes the focus can be reached by tab and drawn, at 80×24 too
+// (the nodes pane, which says why a node is down, could not be).
+func TestPaneTable(t *testing.T) {
+	m := ready(&fakeSource{snap: fixture(10)}, 120, 40, Options{})
+	for p, c := range map[pane]Component{paneQueues: m.queues, paneHeat: m.heat, panePending: m.pending, paneActive: m.active} {
+		if m.panes[p].c != c {
+			t.Errorf("pane %d is %s", p, m.panes[p].name)
+		}
+	}
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {100, 30}} {
+		m := ready(&fakeSource{snap: fixture(10)}, size[0], size[1], Options{})
+		seen := map[string]bool{}
+		for range len(m.panes) {
+			seen[m.panes[m.focus].name] = m.isDrawn(m.panes[m.focus].c)
+			m = press(m, "tab")
+		}
+		for _, want := range []string{"queue list", "heatmap", "nodes", "foreign keys", "lease timeline", "pending", "active"} {
+			if !seen[want] {
+				t.Errorf("%dx%d: tab does not reach the %s pane, or it is not drawn when focused (%v)", size[0], size[1], want, seen)
+			}
 		}
 	}
 }
@@ -531,7 +562,7 @@ func TestSmallScreenHelpZoomAndPosition(t *testing.T) {
 		seen += m.View()
 		m = press(m, "pgdown")
 	}
-	for _, g := range keyGroups() {
+	for _, g := range m.keyGroups() {
 		for _, col := range g.keys.FullHelp() {
 			for _, b := range col {
 				if h := b.Help(); !strings.Contains(seen, h.Key+"  ") || !strings.Contains(seen, h.Desc) {
@@ -933,14 +964,24 @@ func TestJobPaneFilter(t *testing.T) {
 // scrolls an overlay.
 func TestMouse(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{})
-	click := func(x, y int) {
-		_, cmd := m.Update(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-		settle(m, cmd, false)
-	}
-	wheel := func(x, y int, b tea.MouseButton) {
+	// a click lands on the frame drawn before it: draw, and wait for the
+	// zones of that frame to be kept (bubblezone keeps them in a worker)
+	mouse := func(x, y int, b tea.MouseButton, zones ...string) {
+		m.View()
+		deadline := time.Now().Add(10 * time.Second)
+		for _, id := range append(zones, paneZone(m.drawn[len(m.drawn)-1].i), m.queues.zone+"0") {
+			for m.c.zones.Get(id) == nil {
+				if time.Now().After(deadline) {
+					t.Fatalf("the zone %s of the frame drawn was never kept", id)
+				}
+				<-time.After(time.Millisecond)
+			}
+		}
 		_, cmd := m.Update(tea.MouseMsg{X: x, Y: y, Button: b, Action: tea.MouseActionPress})
 		settle(m, cmd, false)
 	}
+	click := func(x, y int, zones ...string) { mouse(x, y, tea.MouseButtonLeft, zones...) }
+	wheel := func(x, y int, b tea.MouseButton) { mouse(x, y, b) }
 	q := m.lay.queues
 	click(q.x+5, q.y+2+3) // the fourth row of the list
 	if m.focus != paneQueues || m.queues.sel != 3 || m.c.sel.Name != m.queues.selectedName() {
@@ -962,7 +1003,7 @@ func TestMouse(t *testing.T) {
 	}
 	click(q.x+5, q.y+2) // orders, whose jobs were read
 	a := m.lay.active
-	click(a.x+3, a.y+3) // the second job
+	click(a.x+3, a.y+3, m.active.zone+"1") // the second job
 	if m.focus != paneActive || m.active.cur != 1 {
 		t.Errorf("a click on the second active job: focus %v, cursor %d", m.focus, m.active.cur)
 	}

@@ -15,18 +15,19 @@ import (
 // when it does not fit; esc, ? or enter close it, q quits, any other key
 // closes it too.
 type helpScreen struct {
-	c    *common
-	help help.Model
-	keys helpKeys
-	vp   viewport.Model
-	w, h int
-	why  string // why the writing keys are off, or ""
+	c      *common
+	help   help.Model
+	keys   helpKeys
+	vp     viewport.Model
+	w, h   int
+	why    string     // why the writing keys are off, or ""
+	groups []keyGroup // every key map, by pane
 }
 
 type helpKeys struct{ Scroll, Page, Close, Quit key.Binding }
 
-func newHelpScreen(c *common, hm help.Model, why string) *helpScreen {
-	return &helpScreen{c: c, help: hm, why: why, vp: viewport.New(10, 3),
+func newHelpScreen(c *common, hm help.Model, groups []keyGroup, why string) *helpScreen {
+	return &helpScreen{c: c, help: hm, why: why, groups: groups, vp: viewport.New(10, 3),
 		keys: helpKeys{
 			Scroll: bind([]string{"up", "down", "k", "j"}, "↑/↓", "scroll"),
 			Page:   bind([]string{"pgup", "pgdown", "home", "end", "g", "G"}, "pgup/pgdn", "page"),
@@ -86,7 +87,7 @@ func (s *helpScreen) content(w int) []string {
 	} else {
 		lines = append(lines, wrapDim(s, "r requeues only if the job's attempts still equal what you saw (the fence); D asks you to type the queue's name.", w)...)
 	}
-	for _, g := range keyGroups() {
+	for _, g := range s.groups {
 		lines = append(lines, "  "+th.Header.Render(g.pane))
 		lines = append(lines, keyColumns(s, g.keys.FullHelp(), w-4)...)
 	}

@@ -64,7 +64,7 @@ func TestHostileEverywhere(t *testing.T) {
 		t.Fatalf("only %d strings poisoned: the walk misses the model", n)
 	}
 	modes := map[string][]string{
-		"panes": nil, "heatmap": {"tab", "right", "down"}, "pending": {"tab", "tab"}, "active": {"shift+tab"},
+		"panes": nil, "heatmap": {"tab", "right", "down"}, "pending": {"shift+tab", "shift+tab"}, "active": {"shift+tab"},
 		"help": {"?"}, "requeue": {"shift+tab", "r"}, "requeue-all": {"R"}, "drain": {"D"}, "filter": {"/", "x"},
 		"flash": {"tab", "tab", "tab", "r"},
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,10 +40,11 @@ type jobsPane struct {
 	cur     int
 	queue   string // the queue the cursor belongs to
 	filter  textFilter
+	zone    string // the prefix of its rows' mouse zones
 }
 
 func newJobsPane(c *common, active bool) *jobsPane {
-	p := &jobsPane{c: c, keys: newJobKeys(), active: active, filter: newTextFilter("part of a job id")}
+	p := &jobsPane{c: c, keys: newJobKeys(), active: active, filter: newTextFilter("part of a job id"), zone: c.zonePrefix()}
 	p.keys.Requeue.SetEnabled(active) // r acts on active jobs only
 	return p
 }
@@ -51,8 +53,13 @@ func (p *jobsPane) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *jobsPane) SetFocus(f bool)  { p.focused = f }
 func (p *jobsPane) capturing() bool  { return p.filter.capturing() }
 
-func (p *jobsPane) ShortHelp() []key.Binding  { return p.filter.shortHelp(p.keys) }
-func (p *jobsPane) FullHelp() [][]key.Binding { return p.filter.fullHelp(p.keys) }
+func (p *jobsPane) ShortHelp() []key.Binding { return p.filter.shortHelp(p.keys) }
+func (p *jobsPane) FullHelp() [][]key.Binding {
+	if !p.active {
+		return p.filter.fullHelp(pendingKeys{p.keys})
+	}
+	return p.filter.fullHelp(p.keys)
+}
 
 // startFilter opens the pane's filter: ids containing the text typed (any
 // case), among the jobs read.
@@ -96,6 +103,15 @@ func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
 }
 
 func (p *jobsPane) Update(msg tea.Msg) tea.Cmd {
+	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a job puts the cursor there
+		_, jobs := p.jobs()
+		for i := range jobs {
+			if _, _, ok := p.c.hit(p.zone+strconv.Itoa(i), mm); ok {
+				p.cur = i
+			}
+		}
+		return nil
+	}
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
@@ -225,11 +241,11 @@ func (p *jobsPane) lines(w, rows int) (lines []string, pos string) {
 	rows--
 	off := max(0, p.cur-rows+1)
 	for i := off; i < min(len(jobs), off+rows); i++ {
-		line := p.jobLine(jobs[i], now, c)
+		line := fit(p.jobLine(jobs[i], now, c), w)
 		if p.focused && i == p.cur {
-			line = th.Selected.Render(fit(line, w))
+			line = th.Selected.Render(line)
 		}
-		lines = append(lines, line)
+		lines = append(lines, p.c.mark(p.zone+strconv.Itoa(i), line))
 	}
 	total := q.Pending
 	if p.active {
@@ -289,7 +305,16 @@ func (t *jobTabs) SetSize(w, h int) {
 	t.pending.SetSize(w, h)
 	t.active.SetSize(w, h)
 }
-func (t *jobTabs) Update(tea.Msg) tea.Cmd    { return nil }
+func (t *jobTabs) Update(tea.Msg) tea.Cmd { return nil }
+
+// shown is the pane the box draws: pending when it has the focus, else
+// active.
+func (t *jobTabs) shown() Component {
+	if t.pending.focused {
+		return t.pending
+	}
+	return t.active
+}
 func (t *jobTabs) ShortHelp() []key.Binding  { return nil }
 func (t *jobTabs) FullHelp() [][]key.Binding { return nil }
 

@@ -136,19 +136,17 @@ type keyGroup struct {
 	keys interface{ FullHelp() [][]key.Binding }
 }
 
-// keyGroups are every key map, by pane. New panes add theirs here.
-func keyGroups() []keyGroup {
-	return []keyGroup{
-		{"everywhere", newGlobalKeys()},
-		{"queue list", newListKeys()},
-		{"heatmap", newHeatKeys()},
-		{"pending, active", pendingKeys{newJobKeys()}},
-		{"active", bindingColumns{{newJobKeys().Requeue}}},
-		{"job detail", newDetailKeys()},
-		{"filter", newFilterKeys()},
-		{"find", newFindKeys()},
-		{"dialogs", newDialogKeys()},
+// keyGroups are every key map: the root's, each pane's from the pane
+// table, then the overlays'.
+func (m *Model) keyGroups() []keyGroup {
+	gs := []keyGroup{{"everywhere", m.keys}}
+	for _, e := range m.panes {
+		if e.focus && len(e.c.FullHelp()) > 0 {
+			gs = append(gs, keyGroup{e.name, e.c})
+		}
 	}
+	return append(gs, keyGroup{"job detail", newDetailKeys()}, keyGroup{"filter", newFilterKeys()},
+		keyGroup{"find", newFindKeys()}, keyGroup{"dialogs", newDialogKeys()})
 }
 
 // KeyTable renders every key map, by pane, as a Markdown table, for the
@@ -158,14 +156,16 @@ func keyGroups() []keyGroup {
 func KeyTable() string {
 	writes := map[string]bool{}
 	th, _ := theme.New(lipgloss.NewRenderer(io.Discard), "mono")
-	for _, a := range New(nil, th, Options{}).acts {
+	m := New(nil, th, Options{})
+	defer m.Close()
+	for _, a := range m.acts {
 		if a.writes {
 			writes[a.b.Help().Key+a.b.Help().Desc] = true
 		}
 	}
 	var b strings.Builder
 	b.WriteString("| pane | key | does |\n|---|---|---|\n")
-	for _, g := range keyGroups() {
+	for _, g := range m.keyGroups() {
 		for _, col := range g.keys.FullHelp() {
 			for _, kb := range col {
 				h := kb.Help()
@@ -187,8 +187,3 @@ type pendingKeys struct{ jobKeys }
 func (k pendingKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.Top}, {k.Bottom, k.PageUp, k.PageDown}, {k.Open}}
 }
-
-// bindingColumns is a key map given as its columns.
-type bindingColumns [][]key.Binding
-
-func (k bindingColumns) FullHelp() [][]key.Binding { return k }

@@ -22,6 +22,9 @@ type layout struct {
 	timeline rect
 	trend    rect // w == 0 when there is no room for it
 	jobs     rect
+	// spare is where a focused pane with no place of its own is drawn:
+	// the compact layout's lower box; w == 0 in the full layout
+	spare rect
 }
 
 func computeLayout(w, h int) layout {
@@ -74,70 +77,30 @@ func computeLayout(w, h int) layout {
 	qH := H - topH - jobsH
 	l.queues = rect{0, y + topH, w, qH}
 	l.jobs = rect{0, y + topH + qH, w, jobsH}
+	l.spare = l.jobs
 	return l
 }
 
-// zoomed gives the focused pane the whole body and puts every other
-// pane off screen. In the compact layout the job panes are the tab box.
-func (l layout) zoomed(focus pane, w, h int) layout {
-	if l.tooSmall {
-		return l
-	}
-	body := rect{0, 1, w, h - 2}
-	z := layout{full: l.full}
-	switch {
-	case focus == paneQueues:
-		z.queues = body
-	case focus == paneHeat:
-		z.heat = body
-	case !l.full:
-		z.jobs = body
-	case focus == panePending:
-		z.pending = body
-	default:
-		z.active = body
-	}
-	return z
-}
-
-// placement registers a pane: the component and where the layout puts it
-// (a zero rect: not on screen at this size).
-type placement struct {
-	c  Component
-	at func(layout) rect
-}
-
-// placements are the panes on the dashboard, with their places. A new pane
-// is one component, one line here, and its rect in computeLayout.
-func (m *Model) placements() []placement {
-	return []placement{
-		{m.heat, func(l layout) rect { return l.heat }},
-		{m.nodes, func(l layout) rect { return l.nodes }},
-		{m.queues, func(l layout) rect { return l.queues }},
-		{m.pending, func(l layout) rect { return l.pending }},
-		{m.active, func(l layout) rect { return l.active }},
-		{m.timeline, func(l layout) rect { return l.timeline }},
-		{m.trend, func(l layout) rect { return l.trend }},
-		{m.tabs, func(l layout) rect { return l.jobs }},
-	}
-}
-
-// relayout computes the layout for the current size and hands each
-// component its size.
+// relayout computes the layout for the current size, arranges the panes
+// for it and the focus (panes.go), and hands each pane drawn its size.
 func (m *Model) relayout() {
-	l := computeLayout(m.width, m.height)
-	if m.zoom {
-		l = l.zoomed(m.focus, m.width, m.height)
-	}
-	m.lay = l
-	if l.tooSmall {
+	m.lay = computeLayout(m.width, m.height)
+	if m.lay.tooSmall {
+		m.drawn = nil
 		return
 	}
-	m.heat.nodesBeside = l.nodes.w > 0
-	for _, p := range m.placements() {
-		if r := p.at(l); r.w > 0 {
-			p.c.SetSize(r.w, r.h)
+	if !m.placeable(m.focus) { // the size took the focused pane's place
+		m.focus = paneQueues
+		for i, e := range m.panes {
+			if f, ok := e.c.(focusable); ok && e.focus {
+				f.SetFocus(pane(i) == m.focus && m.dialog == nil)
+			}
 		}
+	}
+	m.drawn = m.arrange()
+	m.heat.nodesBeside = m.isDrawn(m.nodes)
+	for _, d := range m.drawn {
+		m.panes[d.i].c.SetSize(d.r.w, d.r.h)
 	}
 	if m.detail != nil {
 		m.detail.SetSize(m.width, m.height-2)
@@ -148,4 +111,24 @@ func (m *Model) relayout() {
 	if m.dialog != nil {
 		m.dialog.SetSize(m.width, m.height)
 	}
+}
+
+// placeable reports whether pane p can be on screen at this size: its
+// place, or the spare one.
+func (m *Model) placeable(p pane) bool {
+	return m.panes[p].at(m.lay).w > 0 || m.lay.spare.w > 0
+}
+
+// isDrawn reports whether c is on screen, itself or shown by a wrapper.
+func (m *Model) isDrawn(c Component) bool {
+	for _, d := range m.drawn {
+		e := m.panes[d.i].c
+		if w, ok := e.(wrapper); ok {
+			e = w.shown()
+		}
+		if e == c {
+			return true
+		}
+	}
+	return false
 }

@@ -15,14 +15,15 @@ import (
 // foreign keys and notes; its title names the connection and its last row
 // the connection's facts (the root's: fence, clock, own load, interval).
 type nodesPane struct {
-	c      *common
-	w, h   int
-	title  string
-	facts  []string
-	shares bool   // the spread: each node's share of the cluster, not its counts
-	planOn bool   // with shares: a rebalancing plan previewed (b)
-	by     string // the plan's measure: the heatmap's mode (set by the root)
-	plan   planCache
+	c       *common
+	w, h    int
+	focused bool
+	title   string
+	facts   []string
+	shares  bool   // the spread: each node's share of the cluster, not its counts
+	planOn  bool   // with shares: a rebalancing plan previewed (b)
+	by      string // the plan's measure: the heatmap's mode (set by the root)
+	plan    planCache
 	// the columns that fit this width, and the node names' width: set by
 	// columns at each drawing
 	cols  []nodeCol
@@ -30,6 +31,7 @@ type nodesPane struct {
 }
 
 func (p *nodesPane) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *nodesPane) SetFocus(f bool)           { p.focused = f }
 func (p *nodesPane) Update(tea.Msg) tea.Cmd    { return nil }
 func (p *nodesPane) ShortHelp() []key.Binding  { return nil }
 func (p *nodesPane) FullHelp() [][]key.Binding { return nil }
@@ -38,7 +40,7 @@ func (p *nodesPane) View() string {
 	th := p.c.th
 	s := p.c.snap
 	if s == nil {
-		return box(th.Border, "Nodes", nil, p.w, p.h)
+		return box(focusBorder(th, p.focused), "Nodes", nil, p.w, p.h)
 	}
 	common := commonHost(s)
 	in := p.w - 2
@@ -111,7 +113,7 @@ func (p *nodesPane) View() string {
 	if p.shares {
 		title = "Spread · " + p.title
 	}
-	return box(th.Border, title, lines, p.w, p.h)
+	return box(focusBorder(th, p.focused), title, lines, p.w, p.h)
 }
 
 // primary is a primary's row: its counts, or with shares its share of the

@@ -60,7 +60,7 @@ func (p *nodesPane) planView(common string) string {
 	var lines []string
 	if pc.err != nil {
 		lines = append(lines, th.Warn.Render(textgate.Text(pc.err.Error())))
-		return box(th.Border, title, lines, p.w, p.h)
+		return box(focusBorder(th, p.focused), title, lines, p.w, p.h)
 	}
 	pl := pc.plan
 	addrs := make([]string, 0, len(pl.Before))
@@ -106,5 +106,5 @@ func (p *nodesPane) planView(common string) string {
 	for i := range lines {
 		lines[i] = fit(lines[i], p.w-2)
 	}
-	return box(th.Border, title, lines, p.w, p.h)
+	return box(focusBorder(th, p.focused), title, lines, p.w, p.h)
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ type queueList struct {
 	focused     bool
 	view        []int // indexes into the fold's queues
 	sel, offset int
+	zone        string // the prefix of its rows' mouse zones
 	name        string // the selected queue's name
 	sortKey     model.SortKey
 	reverse     bool
@@ -61,7 +63,7 @@ type queueList struct {
 }
 
 func newQueueList(c *common) *queueList {
-	return &queueList{c: c, keys: newListKeys(), filter: newTextFilter("queue name")}
+	return &queueList{c: c, keys: newListKeys(), filter: newTextFilter("queue name"), zone: c.zonePrefix()}
 }
 
 func (l *queueList) SetSize(w, h int) { l.w, l.h = w, h; l.keepInSight() }
@@ -79,6 +81,15 @@ func (l *queueList) startFilter() tea.Cmd { return l.filter.start() }
 
 // Update moves the selection, or types the filter.
 func (l *queueList) Update(msg tea.Msg) tea.Cmd {
+	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a row selects it
+		for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
+			if _, _, ok := l.c.hit(l.zone+strconv.Itoa(i), mm); ok {
+				l.sel = i
+				l.name = l.selectedName()
+			}
+		}
+		return nil
+	}
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil
@@ -241,7 +252,8 @@ func (l *queueList) View() string {
 	}
 	lines := []string{th.Header.Render(fit(header, in))}
 	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
-		lines = append(lines, l.row(l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols))
+		row := fit(l.row(l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols), in)
+		lines = append(lines, l.c.mark(l.zone+strconv.Itoa(i), row))
 	}
 	if len(l.view) == 0 {
 		msg := "no queues found yet (discovery scans the primaries a page per poll)"

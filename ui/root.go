@@ -8,23 +8,11 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
+	zone "github.com/lrstanley/bubblezone"
 
 	"github.com/echomq/emqtop/model"
 	"github.com/echomq/emqtop/theme"
 )
-
-// pane is a focusable part of the screen, in tab order.
-type pane int
-
-const (
-	paneQueues pane = iota
-	paneHeat
-	panePending
-	paneActive
-	panes
-)
-
-var paneNames = [...]string{"queues", "heatmap", "pending", "active"}
 
 // focusMsg moves the focus to a pane.
 type focusMsg struct{ p pane }
@@ -83,6 +71,8 @@ type Model struct {
 
 	told     string // the queue the source was last asked to detail
 	focus    pane
+	panes    []paneEntry // the pane table (panes.go)
+	drawn    []drawnPane // the panes on screen, where: arranged by relayout
 	queues   *queueList
 	heat     *heatPane
 	nodes    *nodesPane
@@ -91,6 +81,7 @@ type Model struct {
 	timeline *timeline
 	tabs     *jobTabs // the compact layout's pending/active/timeline box
 	trend    *trendPane
+	foreign  *foreignPane
 
 	// overlays, at most one of each; the dialog is above the detail
 	detail   *detailView
@@ -133,11 +124,13 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	c := &common{th: th, now: opt.Now, mem: newQueueMemory(), tick: tea.Tick}
+	c := &common{th: th, now: opt.Now, mem: newQueueMemory(), tick: tea.Tick, zones: zone.New()}
 	m := &Model{opt: opt, c: c, fitWindow: fit, keys: newGlobalKeys(), src: src, interval: opt.Interval, window: opt.Window,
 		queues: newQueueList(c), heat: newHeatPane(c), nodes: &nodesPane{c: c},
 		pending: newJobsPane(c, false), active: newJobsPane(c, true), timeline: &timeline{c: c}, trend: &trendPane{c: c}}
 	m.tabs = &jobTabs{pending: m.pending, active: m.active, timeline: m.timeline}
+	m.foreign = newForeignPane(c)
+	m.panes = m.newPanes()
 	m.help = help.New()
 	m.help.Styles.ShortKey, m.help.Styles.ShortDesc = th.HelpKey, th.HelpDesc
 	m.help.Styles.FullKey, m.help.Styles.FullDesc = th.HelpKey, th.HelpDesc
@@ -146,6 +139,14 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 	m.applyFocus()
 	m.applyModes()
 	return m
+}
+
+// Close ends what the session keeps running beside its loop (the mouse
+// zones' worker); serve calls it when a session ends.
+func (m *Model) Close() {
+	if m.c.zones != nil {
+		m.c.zones.Close()
+	}
 }
 
 // Init starts the poll loop and the clock.

@@ -27,10 +27,6 @@ func (m *Model) overlay() Component {
 	return nil
 }
 
-func (m *Model) focused() focusable {
-	return [...]focusable{m.queues, m.heat, m.pending, m.active}[m.focus]
-}
-
 // key routes a key: ctrl+c always quits; then the open overlay, the filter
 // being typed, the focused pane when its key map holds the key, and last
 // the action table (the root's keys, and the reason of a key that is off).
@@ -62,7 +58,7 @@ func (m *Model) openHelp() {
 	if w := m.writesOff(); w != "" {
 		why = m.writingKeys() + " are off because " + w
 	}
-	m.helpView = newHelpScreen(m.c, m.help, why)
+	m.helpView = newHelpScreen(m.c, m.help, m.keyGroups(), why)
 	m.helpView.SetSize(m.width, m.height-2)
 }
 
@@ -76,11 +72,6 @@ func (m *Model) back() tea.Cmd {
 		return m.selectionChanged()
 	}
 	return nil
-}
-
-// nextFocus is the pane d steps from the focus, in tab order.
-func (m *Model) nextFocus(d int) pane {
-	return (m.focus + pane(d) + panes) % panes
 }
 
 // startFilter is /: on a job pane its jobs, by id; else the queue list.
@@ -120,8 +111,8 @@ func (m *Model) toggleSpread() {
 }
 
 func (m *Model) nodesOffScreen() {
-	if m.lay.nodes.w == 0 {
-		m.say("the nodes pane is off screen at this size: widen the terminal (120 columns, 30 rows)", false)
+	if !m.isDrawn(m.nodes) {
+		m.say("the nodes pane is off screen: tab to it, or widen the terminal (120 columns, 30 rows)", false)
 	}
 }
 
@@ -162,17 +153,6 @@ func (m *Model) setFocus(p pane) {
 	m.focus = p
 	m.applyFocus()
 	m.applyModes()
-}
-
-// applyFocus tells each pane whether it has the focus; none has it while a
-// dialog is open.
-func (m *Model) applyFocus() {
-	for i, f := range [...]focusable{m.queues, m.heat, m.pending, m.active} {
-		f.SetFocus(pane(i) == m.focus && m.dialog == nil)
-	}
-	if m.zoom { // the zoom follows the focus
-		m.relayout()
-	}
 }
 
 // selectionMoved makes the list's selection the one every pane shows.

@@ -16,11 +16,13 @@ import (
 // server's now. Its span is the root's (< and > are global keys, since the
 // poller reads the histogram for it).
 type timeline struct {
-	c    *common
-	w, h int
+	c       *common
+	w, h    int
+	focused bool
 }
 
 func (t *timeline) SetSize(w, h int)          { t.w, t.h = w, h }
+func (t *timeline) SetFocus(f bool)           { t.focused = f }
 func (t *timeline) Update(tea.Msg) tea.Cmd    { return nil }
 func (t *timeline) ShortHelp() []key.Binding  { return nil }
 func (t *timeline) FullHelp() [][]key.Binding { return nil }
@@ -29,10 +31,10 @@ func (t *timeline) View() string {
 	q := t.c.sel
 	title := "Lease expiry"
 	if q == nil {
-		return box(t.c.th.Border, title, nil, t.w, t.h)
+		return box(focusBorder(t.c.th, t.focused), title, nil, t.w, t.h)
 	}
 	title += " · " + textgate.Bounded(q.Name, 40) + " · < narrow  > widen"
-	return box(t.c.th.Border, title, t.lines(t.w-2, t.h-2), t.w, t.h)
+	return box(focusBorder(t.c.th, t.focused), title, t.lines(t.w-2, t.h-2), t.w, t.h)
 }
 
 // yMargin is the width of the y-scale on the left of the bars; rMargin

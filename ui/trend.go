@@ -21,9 +21,10 @@ import (
 // takes no focus. The chart is ntcharts' time-series line chart in braille;
 // a mono or dumb terminal gets ASCII sparklines with their scale instead.
 type trendPane struct {
-	c    *common
-	w, h int
-	long bool // the hour, not the minute
+	c       *common
+	w, h    int
+	focused bool
+	long    bool // the hour, not the minute
 	// the last frame, kept while its inputs stay: frames between polls
 	// draw no chart again
 	cache    string
@@ -35,8 +36,10 @@ type trendKey struct {
 	sel  string
 	long bool
 	w, h int
+	foc  bool
 }
 
+func (p *trendPane) SetFocus(f bool)           { p.focused = f }
 func (p *trendPane) SetSize(w, h int)          { p.w, p.h = w, h }
 func (p *trendPane) Update(tea.Msg) tea.Cmd    { return nil }
 func (p *trendPane) ShortHelp() []key.Binding  { return nil }
@@ -50,7 +53,7 @@ func (p *trendPane) span() time.Duration {
 }
 
 func (p *trendPane) View() string {
-	k := trendKey{snap: p.c.snap, long: p.long, w: p.w, h: p.h}
+	k := trendKey{snap: p.c.snap, long: p.long, w: p.w, h: p.h, foc: p.focused}
 	if p.c.sel != nil {
 		k.sel = p.c.sel.Name
 	}
@@ -65,12 +68,12 @@ func (p *trendPane) draw() string {
 	q := p.c.sel
 	title := "Trend"
 	if q == nil || p.c.snap == nil {
-		return box(th.Border, title, nil, p.w, p.h)
+		return box(focusBorder(th, p.focused), title, nil, p.w, p.h)
 	}
 	title += fmt.Sprintf(" · %s · last %s (t: %s)", textgate.Bounded(q.Name, 30), ago(p.span()), map[bool]string{false: "1h", true: "1m"}[p.long])
 	past, ok := p.c.snap.Series(q)
 	if !ok || len(past.Fine) < 2 {
-		return box(th.Border, title, []string{th.Dim.Render(" gathering its past: a figure a poll…")}, p.w, p.h)
+		return box(focusBorder(th, p.focused), title, []string{th.Dim.Render(" gathering its past: a figure a poll…")}, p.w, p.h)
 	}
 	in, rows := p.w-2, p.h-2
 	tr := p.c.snap.Trend(q)
@@ -98,7 +101,7 @@ func (p *trendPane) draw() string {
 	for _, w := range words {
 		lines = append(lines, th.Dim.Render(" "+w))
 	}
-	return box(th.Border, title, lines, p.w, p.h)
+	return box(focusBorder(th, p.focused), title, lines, p.w, p.h)
 }
 
 // wrapClauses puts clauses on lines of w cells, joined by " · " while

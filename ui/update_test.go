@@ -36,12 +36,12 @@ func TestKeys(t *testing.T) {
 	}{
 		{"tab cycles focus", []string{"tab"}, func(t *testing.T, m *Model) {
 			if m.focus != paneHeat {
-				t.Errorf("focus %v", paneNames[m.focus])
+				t.Errorf("focus %v", m.panes[m.focus].name)
 			}
 		}},
 		{"shift+tab goes back", []string{"shift+tab"}, func(t *testing.T, m *Model) {
 			if m.focus != paneActive {
-				t.Errorf("focus %v", paneNames[m.focus])
+				t.Errorf("focus %v", m.panes[m.focus].name)
 			}
 		}},
 		{"j moves down", []string{"j"}, func(t *testing.T, m *Model) {
@@ -559,9 +559,9 @@ func TestRequeueFromDetail(t *testing.T) {
 		t.Error("r in an invalid member's detail did something")
 	}
 	// a pending job's detail offers no r, and r there does nothing
-	m = press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "tab", "tab", "enter")
+	m = press(ready(&fakeSource{snap: fixture(0)}, 120, 40, Options{Actions: acts}), "shift+tab", "shift+tab", "enter")
 	if m.detail == nil || m.detail.active {
-		t.Fatalf("no pending job's detail (focus %v)", paneNames[m.focus])
+		t.Fatalf("no pending job's detail (focus %v)", m.panes[m.focus].name)
 	}
 	if h := ansi.Strip(m.helpLine()); strings.Contains(h, "requeue") {
 		t.Errorf("the detail of a pending job offers r: %q", h)

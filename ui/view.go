@@ -33,8 +33,8 @@ func (m *Model) View() string {
 	case m.c.fold == nil:
 		body = m.waitingView(m.height - 2)
 	default:
-		inNodes = m.lay.nodes.w > 0
-		body = m.panes()
+		inNodes = m.isDrawn(m.nodes)
+		body = m.panesView()
 	}
 	if m.find != nil {
 		body = placeOver(body, m.find.View(), m.width)
@@ -42,7 +42,9 @@ func (m *Model) View() string {
 	if m.dialog != nil {
 		body = placeOver(body, m.dialog.View(), m.width)
 	}
-	return m.statusBar(inNodes) + "\n" + body + "\n" + m.helpLine()
+	// the zones the panes marked are taken out here, their places kept
+	// for the mouse
+	return m.c.zones.Scan(m.statusBar(inNodes) + "\n" + body + "\n" + m.helpLine())
 }
 
 func (m *Model) waitingView(h int) string {
@@ -53,16 +55,15 @@ func (m *Model) waitingView(h int) string {
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.c.th.Dim.Render(fit(msg, m.width-2)))
 }
 
-// panes draws every registered pane at the rect the layout gives it.
-func (m *Model) panes() string {
-	if m.lay.nodes.w > 0 {
+// panesView draws the panes arranged for the layout and the focus, each
+// marked as its mouse zone.
+func (m *Model) panesView() string {
+	if m.isDrawn(m.nodes) {
 		m.nodes.title, m.nodes.facts = m.targetText(), m.facts()
 	}
 	var placed []placed
-	for _, p := range m.placements() {
-		if r := p.at(m.lay); r.w > 0 && r.h > 0 {
-			placed = append(placed, placed1(p.c.View(), r))
-		}
+	for _, d := range m.drawn {
+		placed = append(placed, placed1(m.c.mark(paneZone(d.i), m.panes[d.i].c.View()), d.r))
 	}
 	return compose(placed, m.height-2)
 }

@@ -117,6 +117,7 @@ func runTUI(ctx context.Context, name, demo string, r rootFlags, cfg poller.Conf
 	}
 	m := ui.New(p, th, ui.Options{Target: opt.Target, Demo: demo, Interval: r.interval, Window: r.window,
 		ReadOnly: r.readOnly, Actions: acts, Copy: serve.Clipboard(stdout, os.Getenv)})
+	defer m.Close()
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithOutput(stdout)}
 	if !r.noMouse {
 		opts = append(opts, tea.WithMouseCellMotion())

@@ -237,6 +237,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		opt.Actions = acts
 	}
 	m := ui.New(src, th, opt)
+	go func() { <-sess.Context().Done(); m.Close() }()
 	// WithoutSignalHandler: the process's signals are serve's, which ends
 	// every session through Shutdown. A program that catches SIGTERM
 	// itself sends a QuitMsg its ended loop never takes, and its shutdown
