@@ -11,18 +11,43 @@ import (
 	"github.com/echomq/emqtop/model"
 )
 
-// overlay is the open overlay that takes every key: the dialog, else the
-// job detail, else the help; nil when none is open.
+// overlaySlot is one kind of overlay, at most one open: how to read it
+// and close it, and whether it is a box over the panes or a screen in
+// their place.
+type overlaySlot struct {
+	open  func() Component // nil when closed
+	close func()
+	box   bool
+}
+
+// overlays are the overlays, the top one first: it takes every key, esc
+// closes it, and it is drawn last. The one order, for keys, closing and
+// drawing.
+func (m *Model) overlays() []overlaySlot {
+	return []overlaySlot{
+		{func() Component { return nilComponent(m.dialog) }, func() { m.dialog = nil }, true},
+		{func() Component { return nilComponent(m.find) }, func() { m.find = nil }, true},
+		{func() Component { return nilComponent(m.detail) }, func() { m.detail = nil }, false},
+		{func() Component { return nilComponent(m.helpView) }, func() { m.helpView = nil }, false},
+	}
+}
+
+// nilComponent is c as a Component, nil when the pointer is nil (a nil
+// pointer in an interface is not a nil interface).
+func nilComponent[T Component](c T) Component {
+	var none T
+	if any(c) == any(none) {
+		return nil
+	}
+	return c
+}
+
+// overlay is the open overlay that takes every key; nil when none is open.
 func (m *Model) overlay() Component {
-	switch {
-	case m.dialog != nil:
-		return m.dialog
-	case m.find != nil:
-		return m.find
-	case m.detail != nil:
-		return m.detail
-	case m.helpView != nil:
-		return m.helpView
+	for _, o := range m.overlays() {
+		if c := o.open(); c != nil {
+			return c
+		}
 	}
 	return nil
 }
@@ -224,14 +249,13 @@ func (m *Model) component(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// closeOverlay closes the top overlay.
 func (m *Model) closeOverlay() {
-	switch {
-	case m.find != nil:
-		m.find = nil
-	case m.detail != nil:
-		m.detail = nil
-	case m.helpView != nil:
-		m.helpView = nil
+	for _, o := range m.overlays() {
+		if o.open() != nil {
+			o.close()
+			return
+		}
 	}
 }
 

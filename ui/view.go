@@ -23,24 +23,30 @@ func (m *Model) View() string {
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.c.th.Warn.Render(fit(msg, m.width)))
 	}
 	m.syncPlan()
+	// the body is the top screen overlay, else the panes; the boxes open
+	// above it are drawn over it, the top one last
+	slots := m.overlays()
+	var boxes []Component
 	var body string
 	inNodes := false // the connection's facts stand in the nodes pane
+	for _, o := range slots {
+		if c := o.open(); c != nil && o.box {
+			boxes = append(boxes, c)
+		} else if c != nil {
+			body = c.View()
+			break
+		}
+	}
 	switch {
-	case m.helpView != nil:
-		body = m.helpView.View()
-	case m.detail != nil:
-		body = m.detail.View()
+	case body != "":
 	case m.c.fold == nil:
 		body = m.waitingView(m.height - 2)
 	default:
 		inNodes = m.isDrawn(m.nodes)
 		body = m.panesView()
 	}
-	if m.find != nil {
-		body = placeOver(body, m.find.View(), m.width)
-	}
-	if m.dialog != nil {
-		body = placeOver(body, m.dialog.View(), m.width)
+	for i := len(boxes) - 1; i >= 0; i-- {
+		body = placeOver(body, boxes[i].View(), m.width)
 	}
 	// the zones the panes marked are taken out here, their places kept
 	// for the mouse
