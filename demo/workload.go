@@ -58,10 +58,16 @@ type Workload struct {
 	enqueued, claimed, acked, fenced, abandoned, reaped, errs atomic.Int64
 	lastErr                                                   atomic.Pointer[error]
 	producing                                                 atomic.Bool
+	produced                                                  chan struct{} // closed when the producer has returned
 }
 
 // StopProducing ends the producers; the workers go on with what is queued.
 func (w *Workload) StopProducing() { w.producing.Store(false) }
+
+// Produced is closed once the producer has returned (after StopProducing,
+// Total, or the end of Run): no enqueue is in flight, Stats' Enqueued is
+// final.
+func (w *Workload) Produced() <-chan struct{} { return w.produced }
 
 // New builds a workload; Run starts it.
 func New(c valkey.Client, cfg Config) *Workload {
@@ -77,7 +83,7 @@ func New(c valkey.Client, cfg Config) *Workload {
 	if cfg.WorkMax <= 0 {
 		cfg.WorkMax = 50 * time.Millisecond
 	}
-	w := &Workload{cfg: cfg, c: c}
+	w := &Workload{cfg: cfg, c: c, produced: make(chan struct{})}
 	w.producing.Store(true)
 	w.queues = append(w.queues, Named...)
 	for i := 0; i < cfg.Synthetic; i++ {
@@ -153,7 +159,11 @@ func (w *Workload) Run(ctx context.Context) {
 	w.backlog(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 2)))
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); w.produce(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 1))) }()
+	go func() {
+		defer wg.Done()
+		defer close(w.produced)
+		w.produce(ctx, rand.New(rand.NewPCG(w.cfg.Seed, 1)))
+	}()
 	for i := 0; i < w.cfg.Workers; i++ {
 		wg.Add(1)
 		go func() { defer wg.Done(); w.work(ctx, rand.New(rand.NewPCG(w.cfg.Seed, uint64(100+i))), i) }()

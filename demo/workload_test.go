@@ -34,10 +34,7 @@ func TestConservation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
-	deadline := time.Now().Add(4 * time.Minute)
-	for w.Stats().Acked < total && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	vtest.Within(4*time.Minute, func() bool { return w.Stats().Acked >= total }) // and the counts are held below
 	cancel()
 	<-done
 	s := w.Stats()
@@ -100,7 +97,8 @@ func TestBacklogAndUnserved(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
-	time.Sleep(1500 * time.Millisecond)
+	// the workers have worked a while (not for a while): 200 claims
+	vtest.Until(t, time.Minute, "200 claims", func() bool { return w.Stats().Claimed >= 200 })
 	cancel()
 	<-done
 	if err := w.LastError(); err != nil {

@@ -183,7 +183,7 @@ func TestRequeueExpiredMovesOnlyExpired(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(120 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, 4)
 	if n, err := RequeueExpired(ctx, c, q, 3); err != nil || n != 3 {
 		t.Fatalf("RequeueExpired(limit 3) = %d, %v", n, err)
 	}
@@ -249,7 +249,7 @@ func TestFenceWithSlowWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow, _, _ := Claim(ctx, c, q, 30*time.Millisecond)
-	time.Sleep(60 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, 1)
 	if n, err := RequeueExpired(ctx, c, q, 0); err != nil || n != 1 {
 		t.Fatalf("reap = %d, %v", n, err)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/valkey-io/valkey-go"
 )
 
-// TryAgainFor is how long a command refused with TRYAGAIN is tried again.
-var TryAgainFor = 5 * time.Second
+// TryAgainFor is how long a command refused with TRYAGAIN is tried again,
+// at most: a context that ends sooner bounds it too.
+const TryAgainFor = 5 * time.Second
 
 // ErrSlotMoving: the server kept refusing a multi-key command with
 // TRYAGAIN, its slot being migrated with the keys split between two nodes;
@@ -20,12 +21,17 @@ var TryAgainFor = 5 * time.Second
 var ErrSlotMoving = errors.New("the queue's slot is being migrated (TRYAGAIN): nothing was written")
 
 // TryAgain runs do until it is not refused with TRYAGAIN, backing off from
-// 10 ms to 250 ms, for TryAgainFor at most. The server answers TRYAGAIN to
+// 10 ms to 250 ms, for TryAgainFor at most, or until ctx's deadline, which
+// ends it the same way: ErrSlotMoving. The server answers TRYAGAIN to
 // a command on several keys of a migrating slot when some have moved and
 // some not, before running anything, so running it again is safe for a
 // write too (valkey-go follows ASK and MOVED itself, not TRYAGAIN).
 func TryAgain(ctx context.Context, do func() error) error {
 	deadline := time.Now().Add(TryAgainFor)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	began := time.Now()
 	wait := 10 * time.Millisecond
 	for {
 		err := do()
@@ -33,7 +39,7 @@ func TryAgain(ctx context.Context, do func() error) error {
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return fmt.Errorf("%w for %v; try again when the migration has ended (%v)", ErrSlotMoving, TryAgainFor, err)
+			return fmt.Errorf("%w for %v; try again when the migration has ended (%v)", ErrSlotMoving, time.Since(began).Round(time.Millisecond), err)
 		}
 		select {
 		case <-ctx.Done():

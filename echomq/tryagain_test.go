@@ -1,6 +1,7 @@
 package echomq
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -63,11 +64,11 @@ func TestRequeueExpiredDuringAMove(t *testing.T) {
 		}
 		return 0
 	}
-	// kept refused past TryAgainFor: it says the slot is moving, nothing written
-	old := TryAgainFor
-	TryAgainFor = 300 * time.Millisecond
-	_, err = RequeueExpired(ctx, c, q, 0)
-	TryAgainFor = old
+	// kept refused until the caller's deadline: it says the slot is moving,
+	// nothing written
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = RequeueExpired(short, c, q, 0)
+	cancel()
 	if !errors.Is(err, ErrSlotMoving) {
 		t.Fatalf("a move that does not end: %v, want ErrSlotMoving", err)
 	}
@@ -79,13 +80,8 @@ func TestRequeueExpiredDuringAMove(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() { n, err := RequeueExpired(ctx, c, q, 0); done <- result{n, err} }()
-	deadline := time.Now().Add(20 * time.Second)
-	for tryagains() <= seen { // refused at least once more: it is retrying
-		if time.Now().After(deadline) {
-			t.Fatal("the requeue was never refused with TRYAGAIN")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// refused at least once more: it is retrying
+	vtest.Until(t, 30*time.Second, "the requeue refused with TRYAGAIN", func() bool { return tryagains() > seen })
 	if err := m.MigrateAll(); err != nil {
 		t.Fatal(err)
 	}

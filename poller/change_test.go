@@ -21,22 +21,29 @@ import (
 // start, and their first Take cannot vouch for anything).
 func untilChanges(t *testing.T, p *Poller) *model.Snapshot {
 	t.Helper()
-	for i := 0; i < 100; i++ {
-		s, err := p.Poll(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+	var s *model.Snapshot
+	vtest.Until(t, 30*time.Second, "a poll of changes only, every primary tracked", func() bool {
+		s = pollOne(t, p)
 		settled := s.Poll.Read == "changes" && s.Poll.Why[model.ReadFull] == 0 && s.Poll.Why[model.ReadUnproven] == 0
 		for _, n := range s.Nodes {
 			settled = settled && (n.Role != model.RolePrimary || n.Tracking)
 		}
-		if settled {
-			return s
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the poller never read changes only")
-	return nil
+		return settled
+	})
+	return s
+}
+
+// untilRead polls until a poll reads something (the invalidation of a
+// write arrives on the tracking connection a moment after the write), and
+// holds that every poll before it read nothing.
+func untilRead(t *testing.T, p *Poller) *model.Snapshot {
+	t.Helper()
+	var s *model.Snapshot
+	vtest.Until(t, 30*time.Second, "a poll that reads what was written", func() bool {
+		s = pollOne(t, p)
+		return s.Poll.Scripts > 0
+	})
+	return s
 }
 
 func pollOne(t *testing.T, p *Poller) *model.Snapshot {
@@ -87,19 +94,18 @@ func TestChangeDrivenPoll(t *testing.T) {
 		}
 	}
 	q1 := s.Queue("q-1")
-	age := s.OldestAge(q1)
+	age, at := s.OldestAge(q1), s.ServerTimeMs
 
 	// a write: its slot, in the next poll
 	if _, err := echomq.Enqueue(ctx, c, "q-7", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(30 * time.Millisecond)
-	s = pollOne(t, p)
+	s = untilRead(t, p)
 	if why(s) != "dirty:1" || s.Queue("q-7").Pending != 3 || s.Queue("q-7").Stale {
 		t.Fatalf("after a write to q-7: %s, q-7 pending %d", why(s), s.Queue("q-7").Pending)
 	}
-	if a := s.OldestAge(s.Queue("q-1")); a < age+25 {
-		t.Errorf("a carried queue's age did not move with the clock: %d then %d", age, a)
+	if a := s.OldestAge(s.Queue("q-1")); s.ServerTimeMs > at && a != age+s.ServerTimeMs-at {
+		t.Errorf("a carried queue's age did not move with the server's clock: %d then %d, %d ms later", age, a, s.ServerTimeMs-at)
 	}
 	if s.Queue("q-1") != q1 {
 		t.Error("a carried queue was copied, not shared with the snapshot before")
@@ -111,13 +117,12 @@ func TestChangeDrivenPoll(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	s = pollOne(t, p)
+	s = untilRead(t, p)
 	q3 := s.Queue("q-3")
 	if why(s) != "dirty:1" || q3.Active != 1 || q3.Expired != 0 || q3.NextDeadlineMs == 0 {
 		t.Fatalf("after a claim: %s, active %d expired %d next %d", why(s), q3.Active, q3.Expired, q3.NextDeadlineMs)
 	}
-	time.Sleep(400 * time.Millisecond)
-	s = pollOne(t, p)
+	s = untilRead(t, p) // the lease runs out: a deadline, with nothing written
 	if why(s) != "deadline:1" || s.Queue("q-3").Expired != 1 || s.Queue("q-3").NextDeadlineMs != 0 {
 		t.Fatalf("after the lease ran out: %s, expired %d", why(s), s.Queue("q-3").Expired)
 	}
@@ -161,7 +166,7 @@ func TestChangeDrivenPoll(t *testing.T) {
 		}
 	}
 	sawFull, sawUnproven := false, false
-	for i := 0; i < 100 && !(sawFull && sawUnproven); i++ {
+	if !vtest.Within(30*time.Second, func() bool {
 		s = pollOne(t, p)
 		n := s.Poll.Why[model.ReadFull] + s.Poll.Why[model.ReadUnproven]
 		if n > 0 && s.Queue("q-7").Stale {
@@ -169,9 +174,8 @@ func TestChangeDrivenPoll(t *testing.T) {
 		}
 		sawFull = sawFull || s.Poll.Why[model.ReadFull] > 0
 		sawUnproven = sawUnproven || s.Poll.Why[model.ReadUnproven] > 0
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !sawFull || !sawUnproven {
+		return sawFull && sawUnproven
+	}) {
 		t.Fatalf("after the tracking connection was killed: full %v, unproven %v", sawFull, sawUnproven)
 	}
 	if s = untilChanges(t, p); s.Poll.Scripts != 0 {
@@ -207,13 +211,11 @@ func TestChangeDrivenPoll(t *testing.T) {
 	}
 	// (a poll in the middle of the move may fail the slot's read, as a
 	// full poll would: TRYAGAIN; the queue is stale for that poll)
-	for i := 0; i < 100; i++ {
+	vtest.Within(30*time.Second, func() bool {
 		s = pollOne(t, p)
-		if q7 := s.Queue("q-7"); q7 != nil && q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		q7 := s.Queue("q-7")
+		return q7 != nil && q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale
+	}) // and what the last poll says is held below
 	if q7 := s.Queue("q-7"); q7 == nil {
 		t.Fatalf("after the slot move q-7 is not in the snapshot")
 	} else if q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
@@ -241,15 +243,12 @@ func TestChangeDrivenFallsBackToFull(t *testing.T) {
 	p := New(c, Options{Dial: cfg.Dialer(), Pinned: []string{"orders"}})
 	defer p.Close()
 	var s *model.Snapshot
-	for i := 0; i < 50; i++ {
+	vtest.Within(30*time.Second, func() bool {
 		if s, err = p.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(s.Nodes[0].Full, "refused") {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(s.Nodes[0].Full, "refused")
+	}) // and what the last poll says is held below
 	n := s.Nodes[0]
 	if n.Tracking || !strings.Contains(n.Full, "tracking refused") || s.Poll.Read != model.ReadFull || s.Poll.Why[model.ReadFull] != 1 || s.Queue("orders").Pending != 1 {
 		t.Fatalf("tracking %v, full %q, read %s %v, pending %d", n.Tracking, n.Full, s.Poll.Read, s.Poll.Why, s.Queue("orders").Pending)
@@ -271,10 +270,15 @@ func TestBudget(t *testing.T) {
 		over   bool
 	}{{1e-6, true}, {0.5, false}} {
 		p, s := pollAll(t, c, Options{Full: true, Budget: tc.budget})
+		// five polls at the pace of a loop polling every 50 ms: the load is
+		// server time over wall time, so back-to-back polls would measure a
+		// busier server than the budget is about
+		pace := time.NewTicker(50 * time.Millisecond)
 		for i := 0; i < 5; i++ {
-			time.Sleep(50 * time.Millisecond)
+			<-pace.C
 			s = pollOne(t, p)
 		}
+		pace.Stop()
 		for _, n := range s.Nodes {
 			if n.Load <= 0 || n.UsPerScript <= 0 {
 				t.Errorf("budget %v: %s load %v, %v µs a script", tc.budget, n.Addr, n.Load, n.UsPerScript)
@@ -314,8 +318,6 @@ func trackingClients(t *testing.T, addr string) int {
 // server sends no invalidation), for a while; once the writes calm down,
 // tracking comes back. shortDuration words the pause.
 func TestTrackingOffWhenMostChange(t *testing.T) {
-	defer func(d time.Duration) { trackingPause = d }(trackingPause)
-	trackingPause = 500 * time.Millisecond
 	cl, c := vtest.Cluster(t, 3)
 	var names []string
 	for i := 0; i < 60; i++ {
@@ -329,7 +331,7 @@ func TestTrackingOffWhenMostChange(t *testing.T) {
 		}
 	}
 	write()
-	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour})
+	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour, TrackingPause: 500 * time.Millisecond})
 	defer p.Close()
 	untilChanges(t, p)
 	var s *model.Snapshot
@@ -344,18 +346,12 @@ func TestTrackingOffWhenMostChange(t *testing.T) {
 		}
 	}
 	for _, n := range cl.Nodes {
-		for i := 0; i < 50 && trackingClients(t, n.Addr()) != 0; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if k := trackingClients(t, n.Addr()); k != 0 {
-			t.Errorf("%s still has %d tracking clients", n.Addr(), k)
-		}
+		vtest.Until(t, 30*time.Second, n.Addr()+" without tracking clients", func() bool { return trackingClients(t, n.Addr()) == 0 })
 	}
 	if q := s.Queue("busy-1"); q.Pending != int64(busyPolls+1) {
 		t.Errorf("busy-1: pending %d", q.Pending)
 	}
 	// quiet again: after the pause the nodes are tracked again
-	time.Sleep(600 * time.Millisecond)
 	if s = untilChanges(t, p); s.Poll.Scripts != 0 {
 		t.Errorf("tracking again, nothing written: %s", why(s))
 	}
@@ -374,8 +370,6 @@ func TestTrackingOffWhenMostChange(t *testing.T) {
 // than the scripts tracking saves, and the node's tracking goes off,
 // though few of its queues change.
 func TestTrackingOffWhenItCostsMore(t *testing.T) {
-	defer func(d time.Duration) { trackingPause = d }(trackingPause)
-	trackingPause = time.Hour
 	cl, c := vtest.Cluster(t, 1)
 	var names []string
 	for i := 0; i < 40; i++ {
@@ -387,7 +381,7 @@ func TestTrackingOffWhenItCostsMore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour})
+	p := New(c, Options{Pinned: names, Sweep: 24 * time.Hour, TrackingPause: time.Hour})
 	defer p.Close()
 	untilChanges(t, p)
 	// busyPolls polls in a row once a script's time is measured (INFO
@@ -412,12 +406,7 @@ func TestTrackingOffWhenItCostsMore(t *testing.T) {
 	if q := s.Queue(names[0]); q.Pending != int64(written) {
 		t.Errorf("%s: pending %d, want %d", names[0], q.Pending, written)
 	}
-	if k := trackingClients(t, cl.Nodes[0].Addr()); k != 0 {
-		time.Sleep(200 * time.Millisecond)
-		if k = trackingClients(t, cl.Nodes[0].Addr()); k != 0 {
-			t.Errorf("%d tracking clients left", k)
-		}
-	}
+	vtest.Until(t, 30*time.Second, "no tracking client left", func() bool { return trackingClients(t, cl.Nodes[0].Addr()) == 0 })
 }
 
 // INFO commandstats, as Redis 7 and Valkey 8 word it, is read by name.

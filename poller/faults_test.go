@@ -16,7 +16,7 @@ import (
 	"github.com/echomq/emqtop/model"
 )
 
-// pollN polls n times, a little apart, and returns the last snapshot. A
+// pollN polls n times and returns the last snapshot. A
 // poll waits at most its per-node timeout for the nodes (plus its own
 // work); one that has not come back after four is a hang, and the test
 // prints where every goroutine stood.
@@ -37,8 +37,17 @@ func pollN(t *testing.T, p *Poller, n int) *model.Snapshot {
 		if err != nil {
 			t.Fatalf("poll: %v", err)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
+	return s
+}
+
+// pollUntil polls until ok says the snapshot shows the event, with the
+// hang check of pollN; the last snapshot is returned for the test to hold
+// the rest of it.
+func pollUntil(t *testing.T, p *Poller, what string, ok func(s *model.Snapshot) bool) *model.Snapshot {
+	t.Helper()
+	var s *model.Snapshot
+	vtest.Until(t, 30*time.Second, what, func() bool { s = pollN(t, p, 1); return ok(s) })
 	return s
 }
 
@@ -61,7 +70,10 @@ func TestPrimaryKilled(t *testing.T) {
 	done := make(chan struct{})
 	go func() { w.Run(wctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	time.Sleep(500 * time.Millisecond)
+	vtest.Until(t, 30*time.Second, "the workload's first jobs", func() bool {
+		n, err := c.Do(ctx, c.B().Dbsize().Build()).AsInt64()
+		return err == nil && n > 0
+	})
 	// Dial: the promoted replica may not be among valkey-go's own node
 	// clients yet; the dashboard sets it the same way
 	p := New(c, Options{Timeout: 500 * time.Millisecond, TopologyEvery: 500 * time.Millisecond,
@@ -82,20 +94,11 @@ func TestPrimaryKilled(t *testing.T) {
 		}
 	}
 	// the replica of node 0 (node 3) takes over its slots
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if o, err := cl.Owner(0); err == nil && o == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no failover within 20s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	s = pollN(t, p, 2)
-	if o := s.Topology.OwnerOf(0); o == nil || o.Addr != cl.Nodes[3].Addr() {
-		t.Fatalf("2 polls after the failover the poller still says slot 0 is on %v", o)
-	}
+	vtest.Until(t, 30*time.Second, "the replica's failover", func() bool { o, err := cl.Owner(0); return err == nil && o == 3 })
+	s = pollUntil(t, p, "the poller to follow the failover", func(s *model.Snapshot) bool {
+		o := s.Topology.OwnerOf(0)
+		return o != nil && o.Addr == cl.Nodes[3].Addr()
+	})
 	for _, q := range s.Queues {
 		if q.Stale || q.Err != "" {
 			t.Errorf("after the failover queue %s: stale %v err %q", q.Name, q.Stale, q.Err)
@@ -253,8 +256,14 @@ func TestSlotsMoveWhilePollingAndActing(t *testing.T) {
 	if err := <-polled; err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond) // a topology refresh
-	s := pollN(t, p, 2)
+	s := pollUntil(t, p, "the queues read on their new owner", func(s *model.Snapshot) bool {
+		for _, q := range names {
+			if got := s.Queue(q); got == nil || got.Stale || got.Node != cl.Nodes[1].Addr() {
+				return false
+			}
+		}
+		return true
+	})
 	for i, q := range names {
 		got := s.Queue(q)
 		if got == nil || got.Err != "" || got.Stale || got.Node != cl.Nodes[1].Addr() {

@@ -52,7 +52,7 @@ func jobFixture(t *testing.T, c valkey.Client, q string) (stuck, third, wide str
 	if err := c.Do(ctx, cmd.Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, 1)
 	return stuck, third, wide
 }
 

@@ -40,6 +40,10 @@ type Options struct {
 	// FirstPass is the time each poll may give a node's first discovery
 	// pass, walked in measured pages [Timeout/4].
 	FirstPass time.Duration
+	// TrackingPause is how long a node whose tracking costs more than it
+	// saves is read in full before tracking is tried again, doubled each
+	// time it happens again (up to 16 times) [1m] (tracking.go).
+	TrackingPause time.Duration
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool
@@ -84,6 +88,9 @@ func (o *Options) defaults() {
 	}
 	if o.Budget <= 0 {
 		o.Budget = 0.02
+	}
+	if o.TrackingPause <= 0 {
+		o.TrackingPause = time.Minute
 	}
 	if o.FirstPass <= 0 {
 		o.FirstPass = o.Timeout / 4

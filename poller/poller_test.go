@@ -40,7 +40,9 @@ func fill(t testing.TB, c valkey.Client, queues map[string]want) {
 			}
 		}
 	}
-	time.Sleep(5 * time.Millisecond) // the 1ms leases run out
+	for q, w := range queues {
+		vtest.UntilExpired(t, c, q, w.expired)
+	}
 }
 
 func pollAll(t testing.TB, c valkey.Client, opt Options, detail ...string) (*Poller, *model.Snapshot) {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/emqtop/internal/vtest"
 )
 
 // stuckClient is a node client whose DoMulti ignores its context until
@@ -46,9 +48,7 @@ func TestSendBoundsTheWait(t *testing.T) {
 		t.Fatalf("a second send while the first is stuck: %v, want errBusy", err)
 	}
 	close(nc.release)
-	for st.busy.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	vtest.Until(t, 30*time.Second, "the first send to end", func() bool { return !st.busy.Load() })
 	r, err := send(context.Background(), nc, st, []valkey.Completed{{}})
 	if err != nil || len(r) != 1 {
 		t.Fatalf("send once the node answered again: %d replies, %v", len(r), err)

@@ -265,12 +265,7 @@ func sideFailover(t *testing.T, cl *testcluster.Cluster) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 300 && roleOf(t, n.Addr()) != "master"; i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if roleOf(t, n.Addr()) != "master" {
-			t.Fatalf("%s never became a primary", n.Addr())
-		}
+		vtest.Until(t, time.Minute, n.Addr()+" a primary", func() bool { return roleOf(t, n.Addr()) == "master" })
 		t.Logf("failover: %s is a primary", n.Addr())
 		return
 	}
@@ -284,16 +279,13 @@ func sideCheckpoint(t *testing.T, c valkey.Client, change, full *Poller, queues 
 	t.Helper()
 	var sc, sf *model.Snapshot
 	var from, to time.Time
-	for i := 0; i < 200; i++ {
+	vtest.Within(time.Minute, func() bool {
 		from = time.Now()
 		sc, _ = change.Poll(context.Background())
 		sf, _ = full.Poll(context.Background())
 		to = time.Now()
-		if whole(sc) && whole(sf) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return whole(sc) && whole(sf)
+	}) // and held below
 	if !whole(sc) || !whole(sf) {
 		t.Fatalf("round %d: the pollers never read every node again: change-driven %s, full %s", round, notWhole(sc), notWhole(sf))
 	}

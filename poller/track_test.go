@@ -16,14 +16,7 @@ import (
 // takeUntil takes from t until ok says the changes have arrived.
 func takeUntil(t *testing.T, tr *Tracker, ok func(slots []uint16, all, alive bool) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if ok(tr.Take()) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the tracker never saw the change")
+	vtest.Until(t, 30*time.Second, "the tracker to see the change", func() bool { return ok(tr.Take()) })
 }
 
 // On a real cluster: a write to a queue marks its slot dirty on the
@@ -105,12 +98,25 @@ func TestSnapshotReadsNextDeadlineAndOldestScore(t *testing.T) {
 	if _, err := echomq.Enqueue(ctx, c, "idle", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
+	var short int64 // the 1 ms lease's deadline
 	for _, lease := range []time.Duration{time.Millisecond, time.Hour, 10 * time.Second} {
-		if _, _, err := echomq.Claim(ctx, c, "orders", lease); err != nil {
+		j, _, err := echomq.Claim(ctx, c, "orders", lease)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if lease == time.Millisecond {
+			k, _ := keyspace.KeysOf("orders")
+			d, err := c.Do(ctx, c.B().Zscore().Key(k.Active).Member(j.ID).Build()).AsFloat64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			short = int64(d)
+		}
 	}
-	time.Sleep(5 * time.Millisecond)
+	vtest.Until(t, 30*time.Second, "the 1 ms lease to run out on the server's clock", func() bool {
+		now, err := c.Do(ctx, c.B().Time().Build()).AsIntSlice()
+		return err == nil && len(now) == 2 && now[0]*1000+now[1]/1000 > short
+	})
 	for _, detail := range []bool{false, true} {
 		var d []string
 		if detail {

@@ -153,15 +153,13 @@ func (p *Poller) startTracking(nc valkey.Client, addr string, tr *tracking) {
 // second), and it saves the scripts of the slots not read. A node where it
 // costs more, or where more than half the queues change at every poll, for
 // busyPolls polls in a row is read in full with its tracking off, for
-// trackingPause, doubled each time it happens again (up to 16 times) until
+// Options.TrackingPause, doubled each time it happens again (up to 16 times) until
 // quietPolls polls in a row were not busy.
 const (
 	busyPolls      = 10
 	quietPolls     = 60
 	invalidationUs = 15
 )
-
-var trackingPause = time.Minute // a variable: the tests shorten it
 
 // busyNode counts a node's busy polls and turns its tracking off when they
 // are enough: changed of its total queues were written or expired, and
@@ -203,7 +201,7 @@ func (p *Poller) busyNode(addr string, changed, total, saved int) {
 	}
 	ch.busy[addr] = 0
 	go tr.t.Close()
-	tr.pause = min(max(trackingPause, 2*tr.pause), 16*trackingPause)
+	tr.pause = min(max(p.opt.TrackingPause, 2*tr.pause), 16*p.opt.TrackingPause)
 	tr.t, tr.retryAt = nil, time.Now().Add(tr.pause)
 	tr.why = "tracking costs more than it saves: off for " + shortDuration(tr.pause)
 	if most {

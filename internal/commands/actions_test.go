@@ -113,11 +113,8 @@ func TestOperatorRequeuesWhileWorkersRun(t *testing.T) {
 		}
 	}
 	w.StopProducing()
-	deadline := time.Now().Add(2 * time.Minute)
-	for st := w.Stats(); st.Acked < st.Enqueued && time.Now().Before(deadline); st = w.Stats() {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // a producer's last enqueue in flight
+	<-w.Produced() // no enqueue in flight: Enqueued is final
+	vtest.Within(2*time.Minute, func() bool { st := w.Stats(); return st.Acked >= st.Enqueued })
 	jobs := int(w.Stats().Enqueued)
 	cancel()
 	<-done
@@ -181,9 +178,7 @@ func TestDrainWhileProducing(t *testing.T) {
 			}
 		}
 	}()
-	for enqueued.Load() < 3000 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	vtest.Until(t, time.Minute, "3000 enqueued", func() bool { return enqueued.Load() >= 3000 })
 	var out, errb bytes.Buffer
 	rc := Main([]string{"drain", "--addr", cl.Nodes[0].Addr(), "--queue", q, "--yes", "--audit-log", filepath.Join(t.TempDir(), "a.log")}, &out, &errb)
 	close(stop)
@@ -217,7 +212,7 @@ func TestRequeueCommand(t *testing.T) {
 	}
 	short, _, _ := echomq.Claim(bg, c, q, time.Millisecond)
 	long, _, _ := echomq.Claim(bg, c, q, time.Hour)
-	time.Sleep(5 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, 1)
 	addr := cl.Nodes[0].Addr()
 	audit := filepath.Join(t.TempDir(), "a.log")
 	run := func(args ...string) (int, string, string) {

@@ -63,7 +63,7 @@ func TestRequeueExpiredAuditsEachBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(5 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, jobs)
 	audit := filepath.Join(t.TempDir(), "a.log")
 	a := actionsOn(t, cl.Nodes[0].Addr(), 2*time.Second, audit)
 

@@ -96,7 +96,7 @@ func TestDashboardFlowsOnACluster(t *testing.T) {
 		}
 	}
 	stuck, _, _ := echomq.Claim(bg, c, q, time.Millisecond)
-	time.Sleep(5 * time.Millisecond)
+	vtest.UntilExpired(t, c, q, 1)
 
 	tm := dashboardOn(t, cl, 2*time.Second, 120, 40, true)
 

@@ -215,14 +215,10 @@ func TestHostileNodeAddress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if s, _ := seen.String("CLUSTER", "NODES"); strings.Contains(s, "RED") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the announced address never reached node %d", i)
-			}
-		}
+		vtest.Until(t, 30*time.Second, fmt.Sprintf("the announced address to reach node %d", i), func() bool {
+			s, _ := seen.String("CLUSTER", "NODES")
+			return strings.Contains(s, "RED")
+		})
 		seen.Close()
 	}
 	addr := cl.Nodes[0].Addr()

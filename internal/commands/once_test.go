@@ -24,7 +24,7 @@ func TestOnceJSONSchema(t *testing.T) {
 	echomq.Claim(ctx, c, "orders", time.Millisecond)
 	// a hostile key: discovery must report it without printing it raw
 	c.Do(ctx, c.B().Zadd().Key("emq:{\x1b]52;c;aGk=\x07}:pending").ScoreMember().ScoreMember(1, "x").Build())
-	time.Sleep(5 * time.Millisecond)
+	vtest.UntilExpired(t, c, "orders", 1)
 
 	var out, errb bytes.Buffer
 	rc := Main([]string{"--once", "--json", "--addr", cl.Nodes[0].Addr()}, &out, &errb)

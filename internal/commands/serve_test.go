@@ -65,26 +65,22 @@ func (c *term) received() int {
 // waitFor waits until everything received holds each of ss.
 func (c *term) waitFor(t testing.TB, ss ...string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := c.screen()
-		missing := ""
+	var s, missing string
+	if vtest.Within(20*time.Second, func() bool {
+		s, missing = c.screen(), ""
 		for _, w := range ss {
 			if !strings.Contains(s, w) {
 				missing = w
 			}
 		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.mu.Lock()
-			raw := c.out.String()
-			c.mu.Unlock()
-			t.Fatalf("the session never showed %q; it shows (%d bytes, %q):\n%s", missing, c.received(), tail(raw, 200), tail(s, 4000))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return missing == ""
+	}) {
+		return
 	}
+	c.mu.Lock()
+	raw := c.out.String()
+	c.mu.Unlock()
+	t.Fatalf("the session never showed %q; it shows (%d bytes, %q):\n%s", missing, c.received(), tail(raw, 200), tail(s, 4000))
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
@@ -128,13 +124,14 @@ func dialTerm(t testing.TB, addr string, key gossh.Signer, read bool) (*term, er
 	return c, nil
 }
 
+// keys types ks in order; the program takes them in order, so a test
+// waits for what they show (waitFor), never for a while between them.
 func (c *term) keys(t testing.TB, ks ...string) {
 	t.Helper()
 	for _, k := range ks {
 		if _, err := io.WriteString(c.in, k); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(150 * time.Millisecond)
 	}
 }
 
@@ -249,9 +246,8 @@ func TestServeOverSSH(t *testing.T) {
 	}
 	// the slow client holds nobody up: the reader keeps getting frames
 	n0 := r.received()
-	time.Sleep(2 * time.Second)
-	if r.received() <= n0 {
-		t.Error("the reader got nothing for 2s while a client did not read")
+	if !vtest.Within(20*time.Second, func() bool { return r.received() > n0 }) {
+		t.Error("the reader got nothing for 20s while a client did not read")
 	}
 	resp, err := http.Get("http://" + addrs.metrics + "/metrics")
 	if err != nil {

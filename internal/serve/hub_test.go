@@ -204,16 +204,7 @@ func TestHubKeepsBoundedDurations(t *testing.T) {
 	h.mu.Unlock()
 	h.TakeStats()
 	_, seq0, _ := h.Latest()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, seq, _ := h.Latest(); seq >= seq0+20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("20 polls did not come in 30s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	vtest.Until(t, 30*time.Second, "20 polls", func() bool { _, seq, _ := h.Latest(); return seq >= seq0+20 })
 	st, _ := h.TakeStats()
 	if len(st.Durations) != 5 || st.Dropped < 14 {
 		t.Errorf("kept %d durations, dropped %d, after 20 polls with a bound of 5", len(st.Durations), st.Dropped)

@@ -107,10 +107,7 @@ func TestLoginTimeoutAndCap(t *testing.T) {
 	a, b := banner(), banner()
 	// the two are counted as logging in once the server has their banner:
 	// wait for that through the server's own count
-	deadline := time.Now().Add(10 * time.Second)
-	for srv.logins.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	vtest.Until(t, 30*time.Second, "two logins counted", func() bool { return srv.logins.Load() >= 2 })
 	third := banner()
 	if !closedWithin(third, 5*time.Second) {
 		t.Error("a third connection logging in was not closed at once")
