@@ -92,7 +92,7 @@ func TestJobsPaneUpdate(t *testing.T) {
 	act, pend := newJobsPane(c, true), newJobsPane(c, false)
 	for _, p := range []*jobsPane{act, pend} {
 		p.SetSize(80, 8)
-		p.setActions(true)
+		p.keys.Requeue.SetEnabled(p.active) // as the action table does with write access
 	}
 	act.Update(keyMsg("j"))
 	act.Update(keyMsg("enter"))
@@ -110,7 +110,7 @@ func TestJobsPaneUpdate(t *testing.T) {
 	if matches(keyMsg("r"), pend) || !matches(keyMsg("r"), act) {
 		t.Error("r must be bound in the active pane only")
 	}
-	act.setActions(false)
+	act.keys.Requeue.SetEnabled(false) // read-only
 	if matches(keyMsg("r"), act) {
 		t.Error("r stays enabled with the actions off")
 	}

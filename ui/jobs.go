@@ -68,9 +68,6 @@ func (p *jobsPane) startFilter() tea.Cmd {
 	return p.filter.start()
 }
 
-// setActions switches r with the session's actions (active pane only).
-func (p *jobsPane) setActions(on bool) { p.keys.Requeue.SetEnabled(on && p.active) }
-
 // follow takes the selection: another queue starts at its first job. The
 // root calls it when the selection moves; drawing never moves the cursor.
 func (p *jobsPane) follow(q *model.Queue) {

@@ -17,7 +17,7 @@ func bind(keys []string, k, h string) key.Binding {
 }
 
 // GlobalKeys act wherever the focus is. R and D are actions, with a danger
-// mark: read-only switches every action off in one place (setActions).
+// mark: the action table (actiontable.go) switches every writing key.
 type GlobalKeys struct {
 	Next, Prev, Back, Filter, Sort, Reverse    key.Binding
 	Hold                                       key.Binding
