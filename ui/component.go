@@ -57,9 +57,9 @@ type common struct {
 	// answers at once with a mark, so they run every other command to its
 	// answer and never wait for time.
 	tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
-	// zones are the session's mouse zones (bubblezone): the components
-	// mark their rows in View, the root's View takes the marks out and
-	// keeps their places; nil in the components' own tests
+	// zones are the session's mouse zones (bubblezone): the root marks
+	// each pane it draws, its View takes the marks out and keeps their
+	// places; nil in the components' own tests
 	zones *zone.Manager
 }
 
@@ -83,14 +83,6 @@ func (c *common) hit(id string, msg tea.MouseMsg) (x, y int, ok bool) {
 	}
 	x, y = z.Pos(msg)
 	return x, y, true
-}
-
-// zonePrefix is a prefix for one component's zone ids.
-func (c *common) zonePrefix() string {
-	if c.zones == nil {
-		return ""
-	}
-	return c.zones.NewPrefix()
 }
 
 // nextSeq numbers a piece of async work for the whole session: an answer

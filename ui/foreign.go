@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,11 +19,10 @@ type foreignPane struct {
 	w, h    int
 	focused bool
 	cur     int
-	zone    string
 }
 
 func newForeignPane(c *common) *foreignPane {
-	return &foreignPane{c: c, keys: newMoveKeys(), zone: c.zonePrefix()}
+	return &foreignPane{c: c, keys: newMoveKeys()}
 }
 
 func (p *foreignPane) SetSize(w, h int)         { p.w, p.h = w, h }
@@ -50,11 +48,8 @@ func (p *foreignPane) Update(msg tea.Msg) tea.Cmd {
 			p.cur = n
 		}
 	case tea.MouseMsg:
-		off := p.offset()
-		for i := off; i < min(p.count(), off+p.rows()); i++ {
-			if _, _, ok := p.c.hit(p.zone+strconv.Itoa(i), msg); ok {
-				p.cur = i
-			}
+		if i := p.offset() + msg.Y - 1; msg.Y >= 1 && i < min(p.count(), p.offset()+p.rows()) { // under the border
+			p.cur = i
 		}
 	}
 	return nil
@@ -83,7 +78,7 @@ func (p *foreignPane) View() string {
 		if p.focused && i == p.cur {
 			line = th.Selected.Render(line)
 		}
-		lines = append(lines, p.c.mark(p.zone+strconv.Itoa(i), line))
+		lines = append(lines, line)
 	}
 	title = fmt.Sprintf("Foreign keys %s", commas(int64(s.ForeignCount)))
 	if s.ForeignCount > len(s.ForeignKeys) {

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -48,8 +47,7 @@ type heatPane struct {
 	cursor      int  // slot under the cursor, -1 before the first move
 	styles      map[[2]lipgloss.Color]termenv.Style
 	mode        heatMode
-	levels      []int  // each cell's brightness in the mode, set by View
-	zone        string // the prefix of its map rows' mouse zones
+	levels      []int // each cell's brightness in the mode, set by View
 }
 
 // heatMode is what the heatmap's brightness measures.
@@ -108,7 +106,7 @@ func levelFrom(l int, top int64) int64 {
 }
 
 func newHeatPane(c *common) *heatPane {
-	return &heatPane{c: c, keys: newHeatKeys(), cursor: -1, zone: c.zonePrefix()}
+	return &heatPane{c: c, keys: newHeatKeys(), cursor: -1}
 }
 
 func (p *heatPane) SetSize(w, h int)          { p.w, p.h = w, h }
@@ -197,9 +195,6 @@ func (p *heatPane) View() string {
 		lines = p.glyphs(cells, cursor, sel)
 	} else {
 		lines = p.blocks(cells, cursor, sel)
-	}
-	for r := range lines { // each row of the map a zone: a click finds its cell
-		lines[r] = p.c.mark(p.zone+strconv.Itoa(r), lines[r])
 	}
 	inspect := p.inspector(cells, cursor, sel)
 	if ok, why := p.available(); !ok { // the why in full where it has room: the title would cut it
@@ -371,23 +366,20 @@ func (p *heatPane) scale(top int64) string {
 	return s + " · m mode"
 }
 
-// click puts the cursor on the cell clicked: the row is the zone it fell
-// in, the column its place in the row (in blocks a character is two
-// cells, one above the other: the upper one).
+// click puts the cursor on the cell clicked, from the pane's corner (in
+// blocks a character is two cells, one above the other: the upper one).
 func (p *heatPane) click(msg tea.MouseMsg) {
+	row, col := msg.Y-1, msg.X-1 // inside the border
+	if row < 0 || col < 0 || row >= p.mapRows() || col >= p.mapW() {
+		return
+	}
 	n := p.cells()
-	for row := range p.mapRows() {
-		col, _, ok := p.c.hit(p.zone+strconv.Itoa(row), msg)
-		if !ok {
-			continue
-		}
-		i := row*p.mapW() + col
-		if !p.c.th.Glyphs {
-			i = 2*row*p.mapW() + col
-		}
-		if i < n {
-			lo, _ := model.CellRange(i, n)
-			p.cursor = int(lo)
-		}
+	i := row*p.mapW() + col
+	if !p.c.th.Glyphs {
+		i = 2*row*p.mapW() + col
+	}
+	if i < n {
+		lo, _ := model.CellRange(i, n)
+		p.cursor = int(lo)
 	}
 }

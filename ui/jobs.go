@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,11 +39,13 @@ type jobsPane struct {
 	cur     int
 	queue   string // the queue the cursor belongs to
 	filter  textFilter
-	zone    string // the prefix of its rows' mouse zones
+	// shownFrom is the first job drawn last, where a click's rows count
+	// from (the pane alone or in the compact tab box: the drawing knows)
+	shownFrom int
 }
 
 func newJobsPane(c *common, active bool) *jobsPane {
-	p := &jobsPane{c: c, keys: newJobKeys(), active: active, filter: newTextFilter("part of a job id"), zone: c.zonePrefix()}
+	p := &jobsPane{c: c, keys: newJobKeys(), active: active, filter: newTextFilter("part of a job id")}
 	p.keys.Requeue.SetEnabled(active) // r acts on active jobs only
 	return p
 }
@@ -100,12 +101,10 @@ func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
 }
 
 func (p *jobsPane) Update(msg tea.Msg) tea.Cmd {
-	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a job puts the cursor there
+	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a job puts the cursor there (under the border and the header)
 		_, jobs := p.jobs()
-		for i := range jobs {
-			if _, _, ok := p.c.hit(p.zone+strconv.Itoa(i), mm); ok {
-				p.cur = i
-			}
+		if i := p.shownFrom + mm.Y - 2; mm.Y >= 2 && i < len(jobs) {
+			p.cur = i
 		}
 		return nil
 	}
@@ -237,12 +236,13 @@ func (p *jobsPane) lines(w, rows int) (lines []string, pos string) {
 	lines = []string{p.header(c)}
 	rows--
 	off := max(0, p.cur-rows+1)
+	p.shownFrom = off
 	for i := off; i < min(len(jobs), off+rows); i++ {
 		line := fit(p.jobLine(jobs[i], now, c), w)
 		if p.focused && i == p.cur {
 			line = th.Selected.Render(line)
 		}
-		lines = append(lines, p.c.mark(p.zone+strconv.Itoa(i), line))
+		lines = append(lines, line)
 	}
 	total := q.Pending
 	if p.active {

@@ -156,8 +156,9 @@ func (m *Model) applyFocus() {
 // paneZone is the mouse zone of a drawn pane.
 func paneZone(p pane) string { return "pane:" + strconv.Itoa(int(p)) }
 
-// mouse: a click focuses the pane under it and hands the click to it (the
-// component finds its row or cell by the zones it marked); the wheel moves
+// mouse: a click focuses the pane under it (the zone of each pane drawn)
+// and hands it the click from its top-left corner: the component finds its
+// row or cell itself, the root never reckons a pane's insides; the wheel moves
 // the selection of the pane under it (an overlay scrolls). --no-mouse
 // leaves the terminal's own selection alone.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
@@ -172,7 +173,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	for _, d := range m.drawn {
-		if !m.c.zones.Get(paneZone(d.i)).InBounds(msg) {
+		x, y, in := m.c.hit(paneZone(d.i), msg)
+		if !in {
 			continue
 		}
 		c := m.panes[d.i].c
@@ -187,7 +189,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		if k, ok := wheel[msg.Button]; ok {
 			return tea.Batch(c.Update(tea.KeyMsg{Type: k}), m.selectionChanged())
 		}
-		if msg.Button == tea.MouseButtonLeft {
+		if msg.Button == tea.MouseButtonLeft { // the component finds its row or cell from its corner
+			msg.X, msg.Y = x, y
 			return tea.Batch(c.Update(msg), m.selectionChanged())
 		}
 		return nil

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +53,6 @@ type queueList struct {
 	focused     bool
 	view        []int // indexes into the fold's queues
 	sel, offset int
-	zone        string // the prefix of its rows' mouse zones
 	name        string // the selected queue's name
 	sortKey     model.SortKey
 	reverse     bool
@@ -63,7 +61,7 @@ type queueList struct {
 }
 
 func newQueueList(c *common) *queueList {
-	return &queueList{c: c, keys: newListKeys(), filter: newTextFilter("queue name"), zone: c.zonePrefix()}
+	return &queueList{c: c, keys: newListKeys(), filter: newTextFilter("queue name")}
 }
 
 func (l *queueList) SetSize(w, h int) { l.w, l.h = w, h; l.keepInSight() }
@@ -81,12 +79,10 @@ func (l *queueList) startFilter() tea.Cmd { return l.filter.start() }
 
 // Update moves the selection, or types the filter.
 func (l *queueList) Update(msg tea.Msg) tea.Cmd {
-	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a row selects it
-		for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
-			if _, _, ok := l.c.hit(l.zone+strconv.Itoa(i), mm); ok {
-				l.sel = i
-				l.name = l.selectedName()
-			}
+	if mm, ok := msg.(tea.MouseMsg); ok { // a click on a row selects it (from the pane's corner: the border and the header first)
+		if i := l.offset + mm.Y - 2; mm.Y >= 2 && i < min(len(l.view), l.offset+l.rows()) {
+			l.sel = i
+			l.name = l.selectedName()
 		}
 		return nil
 	}
@@ -253,7 +249,7 @@ func (l *queueList) View() string {
 	lines := []string{th.Header.Render(fit(header, in))}
 	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
 		row := fit(l.row(l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols), in)
-		lines = append(lines, l.c.mark(l.zone+strconv.Itoa(i), row))
+		lines = append(lines, row)
 	}
 	if len(l.view) == 0 {
 		msg := "no queues found yet (discovery scans the primaries a page per poll)"

@@ -142,7 +142,8 @@ func New(src Source, th *theme.Theme, opt Options) *Model {
 }
 
 // Close ends what the session keeps running beside its loop (the mouse
-// zones' worker); serve calls it when a session ends.
+// zones' worker), once its program has ended: a View after Close would
+// wait for the worker for good.
 func (m *Model) Close() {
 	if m.c.zones != nil {
 		m.c.zones.Close()

@@ -255,7 +255,19 @@ func TestServeOverSSH(t *testing.T) {
 	}
 	m, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !bytes.Contains(m, []byte("emqtop_ssh_sessions 3")) || !bytes.Contains(m, []byte(`emqtop_queue_jobs{queue="orders",state="pending"} 3`)) {
+	// the requeue is in the metrics once the hub has polled after it
+	if !vtest.Within(30*time.Second, func() bool {
+		if bytes.Contains(m, []byte("emqtop_ssh_sessions 3")) && bytes.Contains(m, []byte(`emqtop_queue_jobs{queue="orders",state="pending"} 3`)) {
+			return true
+		}
+		resp, err := http.Get("http://" + addrs.metrics + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return false
+	}) {
 		t.Errorf("metrics:\n%s", m)
 	}
 	if err := r.sess.WindowChange(24, 80); err != nil {

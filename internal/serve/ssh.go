@@ -61,6 +61,7 @@ type Server struct {
 // it ended when the server ended it.
 type live struct {
 	prog   *tea.Program
+	model  *ui.Model    // closed once its program has ended (next returned)
 	input  atomic.Int64 // unix nanoseconds of the last key or mouse event
 	reason atomic.Value // string
 }
@@ -194,7 +195,13 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		who.Client = sess.RemoteAddr().String()
 		sess.Context().SetValue(keyWho, who)
 		sess.Context().SetValue(keyLive, lv)
-		next(sess)
+		next(sess) // the program runs here, to its end
+		s.mu.Lock()
+		m := lv.model
+		s.mu.Unlock()
+		if m != nil { // its last frame is drawn: the zone worker may end
+			m.Close()
+		}
 		if r, _ := lv.reason.Load().(string); r != "" {
 			wish.Println(sess, r)
 		}
@@ -237,7 +244,6 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		opt.Actions = acts
 	}
 	m := ui.New(src, th, opt)
-	go func() { <-sess.Context().Done(); m.Close() }()
 	// WithoutSignalHandler: the process's signals are serve's, which ends
 	// every session through Shutdown. A program that catches SIGTERM
 	// itself sends a QuitMsg its ended loop never takes, and its shutdown
@@ -254,6 +260,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	prog := tea.NewProgram(m, opts...)
 	s.mu.Lock()
 	lv.prog = prog // Shutdown reads it under the lock
+	lv.model = m   // gate closes it when the program has ended
 	s.mu.Unlock()
 	go s.watchIdle(sess, lv, prog)
 	// the session's output is no terminal the program could ask its size:
