@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/echomq/emqtop/theme"
+	zone "github.com/lrstanley/bubblezone"
 	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/internal/textgate"
@@ -965,12 +966,23 @@ func TestJobPaneFilter(t *testing.T) {
 func TestMouse(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{})
 	// a click lands on the frame drawn before it: draw, and wait for the
-	// zones of that frame to be kept (bubblezone keeps them in a worker)
+	// zones of that frame to be kept (bubblezone keeps them in a worker,
+	// each frame's anew): a zone kept before this frame is not enough. An
+	// overlay's frame has no pane zones (the wheel scrolls the overlay)
 	mouse := func(x, y int, b tea.MouseButton, zones ...string) {
+		if m.overlay() != nil {
+			zones = nil
+		} else {
+			zones = append(zones, paneZone(m.drawn[len(m.drawn)-1].i))
+		}
+		before := map[string]*zone.ZoneInfo{}
+		for _, id := range zones {
+			before[id] = m.c.zones.Get(id)
+		}
 		m.View()
 		deadline := time.Now().Add(10 * time.Second)
-		for _, id := range append(zones, paneZone(m.drawn[len(m.drawn)-1].i)) {
-			for m.c.zones.Get(id) == nil {
+		for _, id := range zones {
+			for z := m.c.zones.Get(id); z == nil || z == before[id]; z = m.c.zones.Get(id) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the zone %s of the frame drawn was never kept", id)
 				}
