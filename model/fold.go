@@ -11,8 +11,9 @@ import (
 )
 
 // Fold is what the dashboard derives once per snapshot, so a frame only
-// reads: per-slot load and expired counts, the queues of each slot, and a
-// name index.
+// reads: per-slot load and expired counts, the totals, the queues of each
+// slot (built when first asked). Not safe for concurrent use: each session
+// folds for itself.
 type Fold struct {
 	Snap        *Snapshot
 	SlotLoad    [keyspace.SlotCount]int64
@@ -21,30 +22,106 @@ type Fold struct {
 	slotStart [keyspace.SlotCount + 1]int32
 	slotIdx   []int32
 	byName    bool // Snap.Queues is sorted by name (the poller's order)
+	// the sums of every queue, once a snapshot (a frame draws them twice)
+	pending, active, expired int64
+	change                   change // from the fold it was made after, if any
 }
 
 // NewFold derives the fold of s in O(queues + slots), with no map.
 func NewFold(s *Snapshot) *Fold {
-	f := &Fold{Snap: s, slotIdx: make([]int32, len(s.Queues)), byName: true}
+	f := &Fold{Snap: s, byName: true}
 	for i := range s.Queues {
-		if i > 0 && s.Queues[i-1].Name >= s.Queues[i].Name {
+		if !s.ByName && i > 0 && s.Queues[i-1].Name >= s.Queues[i].Name {
 			f.byName = false
 		}
 		q := s.Queues[i]
 		f.SlotLoad[q.Slot] += q.Load()
 		f.SlotExpired[q.Slot] += q.Expired
 		f.slotStart[q.Slot+1]++
+		f.pending += q.Pending
+		f.active += q.Active
+		f.expired += q.Expired
 	}
 	for i := 1; i <= keyspace.SlotCount; i++ {
 		f.slotStart[i] += f.slotStart[i-1]
 	}
+	return f
+}
+
+// NewFoldAfter is NewFold(s), made from prev, the fold of the snapshot
+// before, by difference: the queues s carries (the same *Queue) are not
+// read at all, the sums move by what changed. Made whole when most changed.
+// prev forgets the fold it was made after (a chain of folds would keep
+// every snapshot alive).
+func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
+	ch, ok := changeFrom(prev, s, s.ByName)
+	if prev != nil {
+		prev.change = change{}
+	}
+	if !ok {
+		return NewFold(s)
+	}
+	f := &Fold{Snap: s, byName: true, change: ch,
+		SlotLoad: prev.SlotLoad, SlotExpired: prev.SlotExpired,
+		pending: prev.pending, active: prev.active, expired: prev.expired}
+	var count [keyspace.SlotCount]int32
+	for sl := range count {
+		count[sl] = prev.slotStart[sl+1] - prev.slotStart[sl]
+	}
+	add := func(q *Queue, sign int64) {
+		f.SlotLoad[q.Slot] += sign * q.Load()
+		f.SlotExpired[q.Slot] += sign * q.Expired
+		count[q.Slot] += int32(sign)
+		f.pending += sign * q.Pending
+		f.active += sign * q.Active
+		f.expired += sign * q.Expired
+	}
+	for j, n := range ch.at {
+		if n < 0 {
+			add(prev.Snap.Queues[j], -1)
+		}
+	}
+	for _, i := range ch.changed {
+		add(s.Queues[i], 1)
+	}
+	for sl := range count {
+		f.slotStart[sl+1] = f.slotStart[sl] + count[sl]
+	}
+	return f
+}
+
+// slotIndex builds the queues of each slot when first asked (the heatmap's
+// cell under the cursor): O(queues) of random writes that most snapshots
+// never need.
+func (f *Fold) slotIndex() []int32 {
+	if f.slotIdx != nil || len(f.Snap.Queues) == 0 {
+		return f.slotIdx
+	}
+	f.slotIdx = make([]int32, len(f.Snap.Queues))
 	next := f.slotStart
-	for i := range s.Queues {
-		sl := s.Queues[i].Slot
+	for i := range f.Snap.Queues {
+		sl := f.Snap.Queues[i].Slot
 		f.slotIdx[next[sl]] = int32(i)
 		next[sl]++
 	}
-	return f
+	return f.slotIdx
+}
+
+// Totals is the snapshot's Totals, summed once.
+func (f *Fold) Totals() (pending, active, expired int64) { return f.pending, f.active, f.expired }
+
+// Index is the place of the queue of that name in Snap.Queues, -1 when it
+// has none: a binary search in the poller's order.
+func (f *Fold) Index(name string) int {
+	qs := f.Snap.Queues
+	if !f.byName {
+		return slices.IndexFunc(qs, func(q *Queue) bool { return q.Name == name })
+	}
+	i, ok := slices.BinarySearchFunc(qs, name, func(q *Queue, n string) int { return strings.Compare(q.Name, n) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // InSlot counts the queues of slot s.
@@ -147,7 +224,7 @@ func Level(load, max int64) int {
 // QueuesIn lists the queues in slots lo..hi, busiest first.
 func (f *Fold) QueuesIn(lo, hi uint16) []*Queue {
 	var out []*Queue
-	for _, i := range f.slotIdx[f.slotStart[lo]:f.slotStart[int(hi)+1]] {
+	for _, i := range f.slotIndex()[f.slotStart[lo]:f.slotStart[int(hi)+1]] {
 		out = append(out, f.Snap.Queues[i])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Load() > out[j].Load() })

@@ -165,8 +165,11 @@ type Snapshot struct {
 	Version      string    // {emq}:version, "" when unset
 	Nodes        []NodeStatus
 	Topology     *Topology
-	Queues       []*Queue // sorted by name; a queue is shared by the snapshots that carry it: never written once published
-	Edges        []int64  // the timeline's bucket edges, ms relative to now
+	Queues       []*Queue // a queue is shared by the snapshots that carry it: never written once published
+	// ByName: Queues is sorted by name, each name once (the poller's
+	// snapshots are), so readers need not check it over every queue.
+	ByName       bool
+	Edges        []int64 // the timeline's bucket edges, ms relative to now
 	ForeignKeys  []ForeignKey
 	ForeignCount int // may exceed len(ForeignKeys), which is bounded
 	// DiscoveryComplete is true once every primary finished a SCAN pass.

@@ -20,7 +20,7 @@ const maxForeignShown = 100
 // keeps its queues' last good figures, marked stale; the others are fresh.
 func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeResult) *model.Snapshot {
 	now := time.Now()
-	snap := &model.Snapshot{Target: p.opt.Target, Cluster: topo.Cluster, Topology: topo, Edges: p.Edges()}
+	snap := &model.Snapshot{Target: p.opt.Target, Cluster: topo.Cluster, Topology: topo, Edges: p.Edges(), ByName: true}
 	byAddr := map[string]int{}
 	for _, n := range topo.Nodes {
 		byAddr[n.Addr] = len(snap.Nodes)

@@ -1,6 +1,7 @@
 package poller
 
 import (
+	"slices"
 	"time"
 
 	"github.com/valkey-io/valkey-go"
@@ -50,6 +51,9 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	// a snapshot lists its queues sorted by name, each once, whatever
+	// order --queues gave them in (readers walk two snapshots side by side)
+	o.Pinned = slices.Compact(slices.Sorted(slices.Values(o.Pinned)))
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
 	}

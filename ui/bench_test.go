@@ -67,3 +67,44 @@ func BenchmarkViewNewSnapshot(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkMillion: the list at a million queues (the scale issue), at
+// 200×60, sorted by expired. snapshot-1000-changed hands the model a new
+// snapshot in which 1,000 queues have a new reading and the rest are
+// carried (the same *Queue, as the poller shares them), as a
+// change-driven poll of a million queues does; frame draws one frame.
+//
+//	go test ./ui -run x -bench Million -benchtime 20x
+func BenchmarkMillion(b *testing.B) {
+	base := fixture(1_000_000)
+	slices.SortFunc(base.Queues, func(x, y *model.Queue) int { return strings.Compare(x.Name, y.Name) })
+	base.ByName = true // as the poller's snapshots
+	src := &fakeSource{snap: base}
+	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m.Update(snapshotMsg{external: true, snap: base})
+	b.Run("snapshot-1000-changed", func(b *testing.B) {
+		b.ReportAllocs()
+		round := 0
+		for b.Loop() {
+			b.StopTimer()
+			s := *m.raw
+			s.Queues = slices.Clone(s.Queues)
+			for k := 0; k < 1000; k++ {
+				i := (round*7919 + k*997) % len(s.Queues)
+				q := *s.Queues[i]
+				q.Pending, q.Expired = q.Pending+1, (q.Expired+1)%3
+				s.Queues[i] = &q
+			}
+			round++
+			b.StartTimer()
+			m.Update(snapshotMsg{external: true, snap: &s})
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
+}

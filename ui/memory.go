@@ -2,7 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,7 +29,8 @@ type queueMemory struct {
 	idleSince map[string]time.Time   // idle queues (gone or empty), since when; zero: since the start
 	gone      map[string]model.Queue // queues the snapshot no longer holds
 	goneAt    map[string]time.Time   // when each left it
-	last      map[string]uint16      // the queues of the last snapshot, and their slots
+	last      []*model.Queue         // the queues of the last snapshot, by name
+	seen      bool                   // a snapshot was applied
 	hide      bool                   // idle queues are left out of the list
 	hidden    int                    // how many the last apply left out
 }
@@ -53,40 +56,71 @@ func (mem *queueMemory) idle(name string) (time.Time, bool) {
 
 // apply learns from s and returns what the session shows: s itself when
 // nothing is remembered or hidden (s is shared and never written), else a
-// copy with the gone queues added, or the idle ones left out.
+// copy with the gone queues added, or the idle ones left out. The last
+// snapshot's queues and s's are walked side by side, by name: a queue the
+// poller carried is the same *Queue, nothing of it changed, and costs a
+// pointer compare (no map of every name, per poll, at a million queues).
 func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot {
-	names := make(map[string]uint16, len(s.Queues))
-	for i := range s.Queues {
-		q := s.Queues[i]
-		names[q.Name] = q.Slot
-		delete(mem.gone, q.Name)
-		delete(mem.goneAt, q.Name)
+	qs := byName(s)
+	learn := func(q *model.Queue) {
+		if len(mem.gone) > 0 {
+			delete(mem.gone, q.Name)
+			delete(mem.goneAt, q.Name)
+		}
 		if !empty(q) {
 			delete(mem.idleSince, q.Name)
 		} else if _, ok := mem.idleSince[q.Name]; !ok {
 			since := now
-			if mem.last == nil {
+			if !mem.seen {
 				since = time.Time{} // empty in the first snapshot: since when is not known
 			}
 			mem.idleSince[q.Name] = since
 		}
 	}
-	for name, slot := range mem.last {
-		if _, ok := names[name]; ok {
-			continue
+	last := mem.last
+	i, j := 0, 0
+	for i < len(qs) || j < len(last) {
+		switch {
+		case i < len(qs) && j < len(last) && qs[i] == last[j]: // carried: nothing changed
+			i, j = i+1, j+1
+		case j == len(last) || (i < len(qs) && qs[i].Name < last[j].Name): // new
+			learn(qs[i])
+			i++
+		case i == len(qs) || qs[i].Name > last[j].Name: // gone
+			name := last[j].Name
+			if _, ok := mem.gone[name]; !ok {
+				if _, ok := mem.idleSince[name]; !ok {
+					mem.idleSince[name] = now
+				}
+				mem.gone[name] = model.Queue{Name: name, Slot: last[j].Slot, OldestPendingAgeMs: -1}
+				mem.goneAt[name] = now
+			}
+			j++
+		default: // a new reading
+			learn(qs[i])
+			i, j = i+1, j+1
 		}
-		if _, ok := mem.gone[name]; ok {
-			continue
-		}
-		if _, ok := mem.idleSince[name]; !ok {
-			mem.idleSince[name] = now
-		}
-		mem.gone[name] = model.Queue{Name: name, Slot: slot, OldestPendingAgeMs: -1}
-		mem.goneAt[name] = now
 	}
-	mem.last = names
+	mem.last, mem.seen = qs, true
 	mem.forget(now)
 	return mem.shown(s)
+}
+
+// byName is s's queues sorted by name, each once: s.Queues itself when it
+// is (the poller's snapshots say so), else a sorted copy.
+func byName(s *model.Snapshot) []*model.Queue {
+	qs := s.Queues
+	if s.ByName {
+		return qs
+	}
+	for i := 1; i < len(qs); i++ {
+		if qs[i-1].Name >= qs[i].Name {
+			out := slices.Clone(qs)
+			slices.SortStableFunc(out, func(a, b *model.Queue) int { return strings.Compare(a.Name, b.Name) })
+			return slices.CompactFunc(out, func(a, b *model.Queue) bool { return a.Name == b.Name })
+		}
+	}
+	return qs
 }
 
 // forget drops what has been gone for forgetAfter, and the longest gone
@@ -127,7 +161,8 @@ func (mem *queueMemory) counts() (idle, hidden int) {
 	return len(mem.idleSince), 0
 }
 
-// shown builds the session's view of s.
+// shown builds the session's view of s: the gone queues merged in by
+// name (s is sorted by name), or the idle ones left out.
 func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 	mem.hidden = 0
 	if !mem.hide && len(mem.gone) == 0 {
@@ -135,27 +170,38 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 	}
 	out := *s
 	out.Queues = make([]*model.Queue, 0, len(s.Queues)+len(mem.gone))
-	for i := range s.Queues {
-		if mem.hide && empty(s.Queues[i]) {
-			mem.hidden++
-			continue
-		}
-		out.Queues = append(out.Queues, s.Queues[i])
-	}
 	if mem.hide {
+		for _, q := range s.Queues {
+			if empty(q) {
+				mem.hidden++
+				continue
+			}
+			out.Queues = append(out.Queues, q)
+		}
 		mem.hidden += len(mem.gone)
 		return &out
 	}
-	for _, q := range mem.gone {
+	gone := make([]*model.Queue, 0, len(mem.gone))
+	for _, g := range mem.gone {
+		q := g
 		if s.Topology != nil {
 			if n := s.Topology.OwnerOf(q.Slot); n != nil {
 				q.Node = n.Addr
 			}
 		}
 		q.ServerTimeMs = s.ServerTimeMs
-		out.Queues = append(out.Queues, &q)
+		gone = append(gone, &q)
 	}
-	sort.Slice(out.Queues, func(i, j int) bool { return out.Queues[i].Name < out.Queues[j].Name })
+	slices.SortFunc(gone, func(a, b *model.Queue) int { return strings.Compare(a.Name, b.Name) })
+	qs := byName(s)
+	out.ByName = true
+	for len(qs) > 0 || len(gone) > 0 {
+		if len(gone) == 0 || (len(qs) > 0 && qs[0].Name < gone[0].Name) {
+			out.Queues, qs = append(out.Queues, qs[0]), qs[1:]
+		} else {
+			out.Queues, gone = append(out.Queues, gone[0]), gone[1:]
+		}
+	}
 	return &out
 }
 

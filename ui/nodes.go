@@ -90,7 +90,7 @@ func (p *nodesPane) View() string {
 	}
 	lines = append(lines, p.readMode(common)...)
 	if len(s.TotalSpark) > 0 {
-		p1, _, _ := s.Totals()
+		p1, _, _ := p.c.fold.Totals()
 		lines = append(lines, fmt.Sprintf("all queues %s %s pending · %s", sparkline(th, s.TotalSpark), human(p1),
 			th.Dim.Render(trendShort(s.TotalTrend))))
 	}

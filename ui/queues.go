@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,6 +59,31 @@ type queueList struct {
 	reverse     bool
 	held        map[string]int // with o: each queue's row when the order was held; nil: the sort decides
 	filter      textFilter
+	order       listOrder // the sort's order, kept from poll to poll
+}
+
+// listOrder is the sorted, filtered order of a fold, and what it was made
+// for: the next fold's order is made from it at the cost of what changed
+// (model.Fold.ViewAfter), never by sorting a million rows again.
+type listOrder struct {
+	fold   *model.Fold
+	filter string
+	key    model.SortKey
+	rev    bool
+	view   []int // shared: copied before anything reorders or cuts it
+}
+
+func (o *listOrder) of(f *model.Fold, filter string, key model.SortKey, rev bool) []int {
+	switch {
+	case o.fold == f && o.filter == filter && o.key == key && o.rev == rev:
+		return o.view
+	case o.fold != nil && o.filter == filter && o.key == key && o.rev == rev:
+		o.view = f.ViewAfter(o.fold, o.view, filter, key, rev)
+	default:
+		o.view = f.View(filter, key, rev)
+	}
+	o.fold, o.filter, o.key, o.rev = f, filter, key, rev
+	return o.view
 }
 
 func newQueueList(c *common) *queueList {
@@ -138,6 +164,7 @@ func (l *queueList) toggleHold() bool {
 // a new one goes last, in the sort's order.
 func (l *queueList) hold() {
 	qs := l.c.fold.Snap.Queues
+	l.view = slices.Clone(l.view) // the sort's order is kept for the next poll
 	rank := func(qi int) int {
 		if r, ok := l.held[qs[qi].Name]; ok {
 			return r
@@ -168,9 +195,9 @@ func (l *queueList) refresh() {
 	if byStatus {
 		f = ""
 	}
-	l.view = l.c.fold.View(f, l.sortKey, l.reverse)
+	l.view = l.order.of(l.c.fold, f, l.sortKey, l.reverse)
 	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
-		kept := l.view[:0]
+		var kept []int
 		for _, qi := range l.view {
 			if w := ansi.Strip(queueStatus(l.c.th, l.c.fold.Snap.Queues[qi], l.c.fold.Snap.Trend(l.c.fold.Snap.Queues[qi]), l.c.fold.Snap.OldestAge(l.c.fold.Snap.Queues[qi]))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
 				kept = append(kept, qi)
@@ -182,11 +209,8 @@ func (l *queueList) refresh() {
 		l.hold()
 	}
 	l.sel = 0
-	for i, qi := range l.view {
-		if l.c.fold.Snap.Queues[qi].Name == l.name {
-			l.sel = i
-			break
-		}
+	if at := l.c.fold.Index(l.name); at >= 0 {
+		l.sel = max(0, slices.Index(l.view, at))
 	}
 	l.keepInSight()
 	l.name = l.selectedName()

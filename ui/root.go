@@ -291,7 +291,7 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 		m.pollErr, m.errs = nil, 0
 		m.raw = msg.snap
 		m.prevSnap, m.c.snap = m.c.snap, m.c.mem.apply(msg.snap, m.opt.Now())
-		m.c.fold = model.NewFold(m.c.snap)
+		m.c.fold = model.NewFoldAfter(m.c.fold, m.c.snap)
 		m.queues.refresh()
 		if m.dialog != nil {
 			m.dialog.follow(msg.snap)

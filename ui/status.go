@@ -75,7 +75,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 		if d := discovering(s); d != "" {
 			add(th.Warn.Render(d), 1)
 		}
-		p, a, e := s.Totals()
+		p, a, e := m.c.fold.Totals()
 		add(fmt.Sprintf("%s pending", human(p)), 2)
 		add(fmt.Sprintf("%s active", human(a)), 2)
 		exp := fmt.Sprintf("%s expired", human(e))

@@ -1,0 +1,100 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// TestViewAfterIsView: the order kept between snapshots is the order a
+// whole sort gives, poll after poll, for every key, direction and filter,
+// while queues change (a new *Queue, as the poller makes for a new
+// reading), arrive and go, and carried ones stay the same pointer. Many
+// ties, so the tie-break by name is held too.
+func TestViewAfterIsView(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	nodes := []string{"a:1", "b:1", "c:1"}
+	mk := func(name string) *Queue {
+		return &Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: nodes[r.IntN(3)],
+			Pending: r.Int64N(5), Active: r.Int64N(4), Expired: r.Int64N(3)}
+	}
+	s := fixture()
+	s.Queues = nil
+	for i := 0; i < 2000; i += 2 { // the odd names arrive later
+		s.Queues = append(s.Queues, mk(fmt.Sprintf("q-%04d", i)))
+	}
+	for key := SortKey(0); key < sortKeys; key++ {
+		for _, rev := range []bool{false, true} {
+			for _, filter := range []string{"", "Q-1"} {
+				prev := NewFold(s)
+				view := prev.View(filter, key, rev)
+				cur := s
+				for round := 0; round < 12; round++ {
+					next := *cur
+					next.Queues = nil
+					for _, q := range cur.Queues {
+						switch x := r.IntN(100); {
+						case x < 3: // gone
+						case x < 10: // a new reading
+							c := *q
+							c.Pending, c.Expired, c.Node = r.Int64N(5), r.Int64N(3), nodes[r.IntN(3)]
+							next.Queues = append(next.Queues, &c)
+						default: // carried: the same queue
+							next.Queues = append(next.Queues, q)
+						}
+					}
+					for k := 0; k < 20; k++ { // arrivals, in name order
+						next.Queues = append(next.Queues, mk(fmt.Sprintf("q-%04d", 2*r.IntN(1000)+1)))
+					}
+					slices.SortStableFunc(next.Queues, func(a, b *Queue) int { return cmpName(a, b) })
+					next.Queues = slices.CompactFunc(next.Queues, func(a, b *Queue) bool { return a.Name == b.Name })
+					next.ByName = true
+					whole := NewFold(&next)
+					f := NewFoldAfter(prev, &next)
+					if f.change.from == nil {
+						t.Fatalf("round %d: the fold was made whole, not by difference", round)
+					}
+					sameFold(t, f, whole)
+					got := f.ViewAfter(prev, view, filter, key, rev)
+					if want := whole.View(filter, key, rev); !slices.Equal(got, want) {
+						t.Fatalf("by %v rev %v filter %q, round %d: the kept order differs from a whole sort (%d rows, %d)", key, rev, filter, round, len(got), len(want))
+					}
+					if again := whole.ViewAfter(prev, view, filter, key, rev); !slices.Equal(again, got) {
+						t.Fatalf("round %d: the order after a fold made whole differs", round)
+					}
+					prev, view, cur = f, got, &next
+				}
+			}
+		}
+	}
+}
+
+func cmpName(a, b *Queue) int {
+	switch {
+	case a.Name < b.Name:
+		return -1
+	case a.Name > b.Name:
+		return 1
+	}
+	return 0
+}
+
+// sameFold: a fold made by difference holds what one made whole does.
+func sameFold(t *testing.T, got, want *Fold) {
+	t.Helper()
+	if got.SlotLoad != want.SlotLoad || got.SlotExpired != want.SlotExpired || got.slotStart != want.slotStart {
+		t.Fatal("the slots' sums or counts differ from a fold made whole")
+	}
+	gp, ga, ge := got.Totals()
+	if wp, wa, we := want.Totals(); gp != wp || ga != wa || ge != we {
+		t.Fatalf("totals %d/%d/%d, want %d/%d/%d", gp, ga, ge, wp, wa, we)
+	}
+	for _, sl := range []uint16{0, 100, 5000, 16383} {
+		if g, w := got.QueuesIn(sl, sl+min(200, 16383-sl)), want.QueuesIn(sl, sl+min(200, 16383-sl)); !slices.Equal(g, w) {
+			t.Fatalf("the queues of slots %d+: %d, want %d", sl, len(g), len(w))
+		}
+	}
+}
