@@ -16,6 +16,7 @@ type Options struct {
 	Window          time.Duration // the lease timeline spans now±Window [60s]
 	Buckets         int           // timeline buckets on each side of now [30]
 	QueuesPerScript int           // queues in one snapshot script at most [64]
+	RoundQueues     int           // queues in one pipeline round to a node at most [from Timeout: send.go]
 	ScanCount       int           // the first SCAN COUNT of a node; then chosen from ScanTarget [100]
 	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
 	RediscoverEvery time.Duration // a discovery pass starts at least this often [1m]

@@ -237,9 +237,14 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if st.argTime {
 		nowHint = strconv.FormatInt(time.Now().Add(st.offset).UnixMilli(), 10)
 	}
-	var firstOf []int
+	var firstOf, cuts []int
+	inRound := 0
 	for bi := range np.batches {
 		b := &np.batches[bi]
+		if inRound > 0 && inRound+len(b.queues) > p.roundQueues() {
+			cuts, inRound = append(cuts, len(cmds)), 0
+		}
+		inRound += len(b.queues)
 		if b.asking {
 			add(nc.B().Asking().Build())
 		}
@@ -254,8 +259,9 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 			firstOf = append(firstOf, add(c))
 		}
 	}
-	replies, err := send(ctx, nc, st, cmds)
-	res.latency, res.commands, res.trips = time.Since(start), len(cmds), 1
+	cuts = append(cuts, len(cmds))
+	replies, err := send(ctx, nc, st, cmds[:cuts[0]])
+	res.latency, res.commands, res.trips = time.Since(start), cuts[0], 1
 	if err == nil {
 		err = replies[iTime].Error()
 	}
@@ -291,10 +297,17 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if iScan >= 0 {
 		p.scannedPage(st, replies[iScan:iScan+scanReplies], &res, start)
 	}
+	// the next rounds; one that fails fails the batches it and the rest hold
+	replies, roundErr := p.moreRounds(ctx, nc, st, cmds, cuts, replies, &res)
+	res.latency = time.Since(start)
 	res.rows = make([][]queueRow, len(np.batches))
 	res.batchErr = make([]error, len(np.batches))
 	var retry []int
 	for bi, b := range np.batches {
+		if firstOf[bi] >= len(replies) {
+			res.batchErr[bi] = roundErr
+			continue
+		}
 		r := replies[firstOf[bi]]
 		if err := r.Error(); err != nil {
 			if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() {

@@ -296,3 +296,39 @@ func TestVanishedQueueDropped(t *testing.T) {
 		t.Errorf("after full passes: orders %v, fills %v", s.Queue("orders") != nil, s.Queue("fills") != nil)
 	}
 }
+
+// TestPipelineInRounds: a node's scripts go in rounds of at most
+// RoundQueues queues (a million queues in one pipeline outlived the
+// connection's write timeout and left every queue stale); every queue is
+// read, in as many round trips as the rounds, and the figures are those of
+// one pipeline.
+func TestPipelineInRounds(t *testing.T) {
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
+	c := vtest.Client(t, cl)
+	wants := map[string]want{}
+	for i := 0; i < 600; i++ {
+		wants[fmt.Sprintf("r-%03d", i)] = want{pending: int64(1 + i%3)}
+	}
+	fill(t, c, wants)
+	var names []string
+	for q := range wants {
+		names = append(names, q)
+	}
+	p := New(c, Options{Pinned: names, Full: true, RoundQueues: 50})
+	defer p.Close()
+	s := pollN(t, p, 2)
+	for _, q := range s.Queues {
+		if q.Stale || q.Err != "" || q.Pending != wants[q.Name].pending {
+			t.Fatalf("queue %s: stale %v err %q pending %d, want %d", q.Name, q.Stale, q.Err, q.Pending, wants[q.Name].pending)
+		}
+	}
+	if len(s.Queues) != len(wants) {
+		t.Fatalf("%d queues, want %d", len(s.Queues), len(wants))
+	}
+	// about 200 queues a primary in rounds of at most 50: 4 or more each
+	for _, n := range s.Nodes {
+		if n.Role == model.RolePrimary && n.Trips < 4 {
+			t.Errorf("node %s: %d round trips for %d queues in rounds of 50", n.Addr, n.Trips, n.Queues)
+		}
+	}
+}

@@ -44,6 +44,41 @@ func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Co
 	}
 }
 
+// A node's pipeline is sent in rounds of at most roundQueues queues: a
+// million queues are ~330,000 a node, seconds of the server's time, and
+// one pipeline of them outlived the connection's write timeout (the
+// --timeout: "i/o timeout", every queue stale, at every poll). A round is
+// bounded so that it takes a quarter of the timeout at perQueue, the
+// server time a queue was measured to cost at a million queues (20 µs on
+// the test machine, scripts of 61 queues); at least minRound queues.
+const (
+	perQueue = 20 * time.Microsecond
+	minRound = 1000
+)
+
+func (p *Poller) roundQueues() int {
+	if p.opt.RoundQueues > 0 {
+		return p.opt.RoundQueues
+	}
+	return max(minRound, int(p.opt.Timeout/4/perQueue))
+}
+
+// moreRounds sends cmds[cuts[0]:] a round at a time (cuts are the rounds'
+// ends) and appends the replies; a round that fails ends it, and its error
+// is returned for the batches left without a reply.
+func (p *Poller) moreRounds(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Completed, cuts []int, replies []valkey.ValkeyResult, res *nodeResult) ([]valkey.ValkeyResult, error) {
+	for k := 1; k < len(cuts); k++ {
+		more, err := send(ctx, nc, st, cmds[cuts[k-1]:cuts[k]])
+		res.trips++
+		if err != nil {
+			return replies, err
+		}
+		res.commands += cuts[k] - cuts[k-1]
+		replies = append(replies, more...)
+	}
+	return replies, nil
+}
+
 // errAsking: the node gave no answer in time at an earlier poll and is
 // being asked again in the background.
 var errAsking = errors.New("asking it again in the background")

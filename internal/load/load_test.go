@@ -120,6 +120,9 @@ func BenchmarkLoad(b *testing.B) {
 		if r.Queues != queues {
 			b.Fatalf("the child saw %d queues, want %d\n%s", r.Queues, queues, out)
 		}
+		for i, read := range r.Reads {
+			b.Logf("poll %d after discovery: %s", i+1, read)
+		}
 		b.ReportMetric(float64(r.Polls), "discovery-polls")
 		b.ReportMetric(r.PacedS, "discovery-s@1s")
 		b.ReportMetric(r.PollMs, "poll-median-ms")
@@ -133,6 +136,7 @@ func BenchmarkLoad(b *testing.B) {
 type result struct {
 	Queues, Polls, Scripts                 int
 	PacedS, PollMs, FrameMs, RSSMB, HeapMB float64
+	Reads                                  []string // what each measured poll read, and why
 }
 
 // TestLoadChild is the dashboard side of BenchmarkLoad; it runs only when
@@ -143,7 +147,8 @@ func TestLoadChild(t *testing.T) {
 		return // not started by BenchmarkLoad: nothing to measure
 	}
 	commands.LimitMemory() // as the dashboard does
-	c, err := poller.Connect(poller.Config{Addrs: []string{addr}, ReadOnly: true})
+	// one timeout for the connection and the poller, as --timeout gives
+	c, err := poller.Connect(poller.Config{Addrs: []string{addr}, ReadOnly: true, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +170,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	var durs []time.Duration
 	var snap *model.Snapshot
+	var reads []string
 	if f := os.Getenv("EMQTOP_LOAD_CPUPROFILE"); f != "" { // where the polls' time goes
 		if w, err := os.Create(f); err == nil {
 			pprof.StartCPUProfile(w)
@@ -179,6 +185,19 @@ func TestLoadChild(t *testing.T) {
 		}
 		durs = append(durs, time.Since(t0))
 		snap = s
+		full := map[string]string{} // why a primary was read in full
+		for _, n := range s.Nodes {
+			if n.Full != "" || n.Err != "" {
+				full[n.Addr] = n.Full + " " + n.Err
+			}
+		}
+		stale, why := 0, ""
+		for _, q := range s.Queues {
+			if q.Stale || q.Err != "" {
+				stale, why = stale+1, q.Err
+			}
+		}
+		reads = append(reads, fmt.Sprintf("%s %v carried %d in %v; in full: %v; stale or failed %d (%s)", s.Poll.Read, s.Poll.Why, s.Poll.Carried, s.Poll.Duration.Round(time.Millisecond), full, stale, why))
 	}
 	pprof.StopCPUProfile()
 	r := lipgloss.NewRenderer(io.Discard)
@@ -206,7 +225,7 @@ func TestLoadChild(t *testing.T) {
 	paced := max(time.Duration(polls)*time.Second, busy)
 	res := result{Queues: len(snap.Queues), Polls: polls, Scripts: snap.Poll.Scripts, PacedS: paced.Seconds(),
 		PollMs: float64(median(durs).Microseconds()) / 1000, FrameMs: float64(median(frames).Microseconds()) / 1000,
-		RSSMB: rssMB(), HeapMB: float64(ms.HeapInuse) / (1 << 20)}
+		RSSMB: rssMB(), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads}
 	j, _ := json.Marshal(res)
 	fmt.Println("RESULT " + string(j))
 }
