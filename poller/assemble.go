@@ -30,7 +30,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	// fresh, the queues read (a change-driven poll reads a few of many)
 	var fresh []model.Queue
 	got := make([]int32, len(queues))
-	failed := make([]string, len(queues))
+	failed := map[int]string{}    // the queues whose batch failed: few, not a string a queue a poll
 	nodeNow := map[string]int64{} // the clock of each node that answered
 	for _, r := range results {
 		st := p.state(r.plan.addr)
