@@ -76,7 +76,14 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 				}
 				continue
 			}
+			home := b.home // the plan's batch: the first lease to run out of what was read
+			if home == nil {
+				home = &r.plan.batches[bi]
+			}
 			for k, row := range r.rows[bi] {
+				if d := row.q.NextDeadlineMs; d > 0 && (home.deadline == 0 || d < home.deadline) {
+					home.deadline = d
+				}
 				row.q.ReadFrom = r.plan.addr
 				fresh = append(fresh, row.q)
 				got[b.idx[k]] = int32(len(fresh))

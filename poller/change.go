@@ -47,6 +47,7 @@ type changes struct {
 
 	need      [keyspace.SlotCount]uint8
 	needQ     map[string]struct{}        // queues written to, not yet read since
+	dirty     [keyspace.SlotCount]bool   // slots of queues written since the last poll
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
 
@@ -122,10 +123,22 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		out[pi].batches = nil
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
 		nodeQueues, changedQueues := 0, 0
-		for _, b := range np.batches {
+		for bi := range np.batches {
+			home := &np.batches[bi]
+			b := *home
+			b.home = home
 			total++
 			nodeQueues += len(b.queues)
-			r, part := p.reason(b, ch.full[b.owner] != "", nowMs)
+			full := ch.full[b.owner] != ""
+			if !full && home.settled && ch.need[b.slot] == needNone && !ch.dirty[b.slot] && (home.deadline == 0 || home.deadline > nowMs) {
+				// nothing of it can have changed: no queue of it read,
+				// not even looked at (a million queues, a few read)
+				for _, i := range b.idx {
+					skip[i] = true
+				}
+				continue
+			}
+			r, part := p.reason(b, full, nowMs)
 			if r == model.ReadDirty || r == model.ReadDeadline {
 				changedQueues += len(b.queues)
 				if part != nil {
@@ -152,6 +165,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			p.busyNode(np.addr, changedQueues, nodeQueues, len(np.batches)-len(out[pi].batches))
 		}
 	}
+	clear(ch.dirty[:]) // every queue written is read now, or not listed yet (new: read when it is)
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts
 		ch.why, ch.sweepBy = map[string]int{model.ReadFull: total}, map[string]int{}
@@ -179,6 +193,15 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		}
 		return model.ReadNew, nil
 	}
+	// whether the batch is settled, and its first deadline, are learnt
+	// here for the next polls: a queue read now lowers the deadline when
+	// its reading comes (assemble)
+	settled, deadline := true, int64(0)
+	defer func() {
+		if b.home != nil {
+			b.home.settled, b.home.deadline = settled, deadline
+		}
+	}()
 	for k, i := range b.idx {
 		r := ""
 		_, written := ch.needQ[b.queues[k]]
@@ -187,12 +210,15 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		case written:
 			r = model.ReadDirty
 		case b.detail[k]:
-			r = model.ReadDetail
+			r, settled = model.ReadDetail, false
 		case q == nil || q.Stale:
-			r = model.ReadNew
+			r, settled = model.ReadNew, false
 		case q.NextDeadlineMs > 0 && q.NextDeadlineMs <= nowMs:
 			r = model.ReadDeadline
 		default:
+			if d := q.NextDeadlineMs; d > 0 && (deadline == 0 || d < deadline) {
+				deadline = d
+			}
 			continue
 		}
 		if why == "" {
@@ -212,7 +238,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 // part is the batch of the queues at ks only; the others are marked in
 // skip, their readings carried over.
 func (b batch) part(ks []int, skip []bool) batch {
-	out := batch{slot: b.slot, owner: b.owner, hist: b.hist}
+	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home}
 	in := 0
 	for k := range b.queues {
 		if in < len(ks) && ks[in] == k {

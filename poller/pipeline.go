@@ -26,6 +26,12 @@ type batch struct {
 	// cmd is the batch's script, built once and pinned so that later polls
 	// of the same plan send it again without building it
 	cmd *valkey.Completed // send ASKING first (the slot is being imported there)
+	// what change-driven polling knows of the plan's batch between polls
+	// (change.go): home is the plan's own batch, for a copy of it a poll
+	// reads; settled and deadline are kept on the plan's own
+	home     *batch
+	settled  bool  // every queue has a reading that stands, none in detail
+	deadline int64 // the first lease of its queues to run out (server ms); 0: none
 }
 
 // nodePlan is everything one node is asked in one pipeline.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 	"github.com/valkey-io/valkey-go"
 )
@@ -118,6 +119,7 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 		}
 		for _, q := range queues {
 			ch.needQ[q] = struct{}{}
+			ch.dirty[keyspace.QueueSlot(q)] = true
 		}
 	}
 }
