@@ -17,6 +17,12 @@ type Options struct {
 	Buckets         int           // timeline buckets on each side of now [30]
 	QueuesPerScript int           // queues in one snapshot script at most [64]
 	RoundQueues     int           // queues in one pipeline round to a node at most [from Timeout: send.go]
+	// PinScriptsUpTo: a plan of at most this many queues keeps its built
+	// scripts from poll to poll [50,000]. Kept, they cost ~140 bytes a
+	// queue (every key's name: 140 MB at a million queues, all of it for
+	// the garbage collector to scan) to save building them for a full
+	// read, which at that size the change-driven polls seldom make.
+	PinScriptsUpTo  int
 	ScanCount       int           // the first SCAN COUNT of a node; then chosen from ScanTarget [100]
 	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
 	RediscoverEvery time.Duration // a discovery pass starts at least this often [1m]
@@ -57,6 +63,9 @@ func (o *Options) defaults() {
 	o.Pinned = slices.Compact(slices.Sorted(slices.Values(o.Pinned)))
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
+	}
+	if o.PinScriptsUpTo <= 0 {
+		o.PinScriptsUpTo = 50_000
 	}
 	if o.PendingK <= 0 {
 		o.PendingK = 20

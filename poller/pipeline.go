@@ -259,6 +259,8 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 			firstOf = append(firstOf, add(p.script(nc, *b, edges, nowHint)))
 		case b.cmd != nil:
 			firstOf = append(firstOf, add(*b.cmd))
+		case p.planQueues > p.opt.PinScriptsUpTo: // built for this poll alone
+			firstOf = append(firstOf, add(p.script(nc, *b, edges, "")))
 		default:
 			c := p.script(nc, *b, edges, "").Pin()
 			b.cmd = &c

@@ -97,6 +97,8 @@ type Poller struct {
 	// the queue set and the plan are rebuilt only when what they derive
 	// from changed: a poll of an unchanged keyspace redoes none of it
 	qver uint64 // bumped when discovery changes the queue set
+	// planQueues is how many queues the cached plan holds (PinScriptsUpTo)
+	planQueues int
 	// hist and totals are the past of every queue and of the totals, from
 	// the polls alone
 	hist, totals *model.History
@@ -314,6 +316,6 @@ func (p *Poller) cachedPlan(topo *model.Topology, queues []string, clients map[s
 	if !p.opt.Replicas && p.plans != nil && k == p.planKey {
 		return p.plans
 	}
-	p.plans, p.planKey = p.plan(topo, queues, clients, detail), k
+	p.plans, p.planKey, p.planQueues = p.plan(topo, queues, clients, detail), k, len(queues)
 	return p.plans
 }

@@ -351,3 +351,36 @@ func TestTopologyKeptWhenUnchanged(t *testing.T) {
 		t.Fatal("a refresh of an unchanged cluster made a new topology or plan")
 	}
 }
+
+// TestScriptsKeptForSmallPlansOnly: a plan of at most PinScriptsUpTo
+// queues keeps its built scripts for the next full read; a larger one
+// builds them for each read and keeps none (140 MB at a million queues).
+// Both read the same figures.
+func TestScriptsKeptForSmallPlansOnly(t *testing.T) {
+	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
+	c := vtest.Client(t, cl)
+	wants := map[string]want{}
+	var names []string
+	for i := 0; i < 40; i++ {
+		q := fmt.Sprintf("k-%02d", i)
+		wants[q], names = want{pending: int64(1 + i%4)}, append(names, q)
+	}
+	fill(t, c, wants)
+	for _, upTo := range []int{40, 39} {
+		p := New(c, Options{Pinned: names, Full: true, PinScriptsUpTo: upTo})
+		s := pollN(t, p, 2)
+		checkCounts(t, s, wants)
+		kept := 0
+		for _, np := range p.plans {
+			for _, b := range np.batches {
+				if b.cmd != nil {
+					kept++
+				}
+			}
+		}
+		if upTo == 40 && kept != s.Poll.Scripts || upTo == 39 && kept != 0 {
+			t.Errorf("a plan of 40 queues, scripts kept up to %d queues: %d of %d scripts kept", upTo, kept, s.Poll.Scripts)
+		}
+		p.Close()
+	}
+}
