@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/echomq/emqtop/keyspace"
 )
@@ -96,5 +97,14 @@ func sameFold(t *testing.T, got, want *Fold) {
 		if g, w := got.QueuesIn(sl, sl+min(200, 16383-sl)), want.QueuesIn(sl, sl+min(200, 16383-sl)); !slices.Equal(g, w) {
 			t.Fatalf("the queues of slots %d+: %d, want %d", sl, len(g), len(w))
 		}
+	}
+}
+
+// A queue's reading fits the allocator's 256-byte class (a million of
+// them are most of the dashboard's heap): a field added, or the small
+// ones spread again (264 bytes, in the 288 class), fails here.
+func TestQueueFitsItsSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(Queue{}); n > 256 {
+		t.Errorf("model.Queue is %d bytes: past the 256-byte size class, 32 MB more at a million queues", n)
 	}
 }
