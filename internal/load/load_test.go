@@ -1,6 +1,7 @@
 // Package load holds the load figures of emqtop: 50,000 queues and
-// 1,000,000 job rows on 3 primaries (EMQTOP_LOAD_QUEUES sets the queues).
-// Run:
+// 1,000,000 job rows on 3 primaries (EMQTOP_LOAD_QUEUES sets the queues),
+// and the correctness at scale that fits in CI (agree_test.go: 200,000
+// queues, change-driven against full). Run the figures with:
 //
 //	go test ./internal/load -run x -bench Load -benchtime 1x -timeout 30m
 package load
