@@ -72,7 +72,8 @@ func BenchmarkViewNewSnapshot(b *testing.B) {
 // 200×60, sorted by expired. snapshot-1000-changed hands the model a new
 // snapshot in which 1,000 queues have a new reading and the rest are
 // carried (the same *Queue, as the poller shares them), as a
-// change-driven poll of a million queues does; frame draws one frame.
+// change-driven poll of a million queues does, with the sort's order and
+// with the order held (o); frame draws one frame.
 //
 //	go test ./ui -run x -bench Million -benchtime 20x
 func BenchmarkMillion(b *testing.B) {
@@ -83,7 +84,7 @@ func BenchmarkMillion(b *testing.B) {
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	m.Update(snapshotMsg{external: true, snap: base})
-	b.Run("snapshot-1000-changed", func(b *testing.B) {
+	changed := func(b *testing.B) {
 		b.ReportAllocs()
 		round := 0
 		for b.Loop() {
@@ -100,6 +101,12 @@ func BenchmarkMillion(b *testing.B) {
 			b.StartTimer()
 			m.Update(snapshotMsg{external: true, snap: &s})
 		}
+	}
+	b.Run("snapshot-1000-changed", changed)
+	b.Run("snapshot-1000-changed-order-held", func(b *testing.B) { // o
+		m.queues.toggleHold()
+		defer m.queues.toggleHold()
+		changed(b)
 	})
 	b.Run("frame", func(b *testing.B) {
 		b.ReportAllocs()
