@@ -389,22 +389,20 @@ func TestServeHeadlessMetrics(t *testing.T) {
 	if addrs.ssh != "" {
 		t.Errorf("an SSH listener on %s without --ssh", addrs.ssh)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var m []byte
+	var status string
+	if !vtest.Within(20*time.Second, func() bool {
 		resp, err := http.Get("http://" + addrs.metrics + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := io.ReadAll(resp.Body)
+		m, _ = io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if bytes.Contains(m, []byte(`emqtop_queue_jobs{queue="orders",state="pending"} 1`)) &&
-			bytes.Contains(m, []byte("emqtop_ssh_sessions 0")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the exporter never served the queue (%s):\n%s\n%s", resp.Status, m, errb.String())
-		}
-		time.Sleep(200 * time.Millisecond)
+		status = resp.Status
+		return bytes.Contains(m, []byte(`emqtop_queue_jobs{queue="orders",state="pending"} 1`)) &&
+			bytes.Contains(m, []byte("emqtop_ssh_sessions 0"))
+	}) {
+		t.Fatalf("the exporter never served the queue (%s):\n%s\n%s", status, m, errb.String())
 	}
 	stop()
 	if code := <-done; code != 0 || !strings.Contains(out.String(), "stopped") {
