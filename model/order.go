@@ -41,29 +41,54 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 	}
 	qs, pqs := s.Queues, prev.Snap.Queues
 	ch := change{from: prev, at: make([]int32, len(pqs))}
-	i, j := 0, 0
-	for i < len(qs) || j < len(pqs) {
+	complete := WalkByName(qs, pqs, func(i, j int) bool {
 		switch {
-		case i < len(qs) && j < len(pqs) && qs[i] == pqs[j]:
+		case i >= 0 && j >= 0 && qs[i] == pqs[j]: // carried
 			ch.at[j] = int32(i)
-			i, j = i+1, j+1
-			continue
-		case j == len(pqs) || (i < len(qs) && qs[i].Name < pqs[j].Name): // new
-			ch.changed = append(ch.changed, i)
-			i++
-		case i == len(qs) || qs[i].Name > pqs[j].Name: // gone
-			ch.at[j] = -1
-			j++
-		default: // the same name, a new reading
-			ch.changed = append(ch.changed, i)
-			ch.at[j] = -1
-			i, j = i+1, j+1
+			return true
+		case j >= 0:
+			ch.at[j] = -1 // gone, or read anew
 		}
-		if float64(len(ch.changed)) > reorderMost*float64(len(qs)) {
-			return change{}, false
+		if i >= 0 {
+			ch.changed = append(ch.changed, i)
 		}
+		return float64(len(ch.changed)) <= reorderMost*float64(len(qs))
+	})
+	if !complete {
+		return change{}, false
 	}
 	return ch, true
+}
+
+// WalkByName walks two lists of queues sorted by name side by side and
+// calls f for each name: i its place in cur, j in prev, -1 where that list
+// has no such name. A queue carried from prev is the same *Queue in both
+// (f can tell with a pointer compare, no read of it); a name in both that
+// is not is a new reading. f returns false to stop the walk, and then
+// WalkByName does.
+func WalkByName(cur, prev []*Queue, f func(i, j int) bool) bool {
+	i, j := 0, 0
+	for i < len(cur) || j < len(prev) {
+		var more bool
+		switch {
+		case i < len(cur) && j < len(prev) && cur[i] == prev[j]:
+			more = f(i, j)
+			i, j = i+1, j+1
+		case j == len(prev) || (i < len(cur) && cur[i].Name < prev[j].Name):
+			more = f(i, -1)
+			i++
+		case i == len(cur) || cur[i].Name > prev[j].Name:
+			more = f(-1, j)
+			j++
+		default:
+			more = f(i, j)
+			i, j = i+1, j+1
+		}
+		if !more {
+			return false
+		}
+	}
+	return true
 }
 
 // ViewAfter is View(filter, key, reverse) of f, made from prevView, the

@@ -78,15 +78,12 @@ func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot 
 		}
 	}
 	last := mem.last
-	i, j := 0, 0
-	for i < len(qs) || j < len(last) {
+	model.WalkByName(qs, last, func(i, j int) bool {
 		switch {
-		case i < len(qs) && j < len(last) && qs[i] == last[j]: // carried: nothing changed
-			i, j = i+1, j+1
-		case j == len(last) || (i < len(qs) && qs[i].Name < last[j].Name): // new
+		case i >= 0 && j >= 0 && qs[i] == last[j]: // carried: nothing changed
+		case i >= 0: // new, or a new reading
 			learn(qs[i])
-			i++
-		case i == len(qs) || qs[i].Name > last[j].Name: // gone
+		default: // gone
 			name := last[j].Name
 			if _, ok := mem.gone[name]; !ok {
 				if _, ok := mem.idleSince[name]; !ok {
@@ -95,12 +92,9 @@ func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot 
 				mem.gone[name] = model.Queue{Name: name, Slot: last[j].Slot, OldestPendingAgeMs: -1}
 				mem.goneAt[name] = now
 			}
-			j++
-		default: // a new reading
-			learn(qs[i])
-			i, j = i+1, j+1
 		}
-	}
+		return true
+	})
 	mem.last, mem.seen = qs, true
 	mem.forget(now)
 	return mem.shown(s)
