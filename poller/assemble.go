@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
-	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -26,10 +25,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		byAddr[n.Addr] = len(snap.Nodes)
 		snap.Nodes = append(snap.Nodes, model.NodeStatus{Node: n})
 	}
-	// indexed like queues, no map per poll: got[i] is 1 + queue i's place in
-	// fresh, the queues read (a change-driven poll reads a few of many)
-	var fresh []model.Queue
-	got := make([]int32, len(queues))
+	rd := newReadings(results, len(queues))
 	failed := map[int]string{}    // the queues whose batch failed: few, not a string a queue a poll
 	nodeNow := map[string]int64{} // the clock of each node that answered
 	for _, r := range results {
@@ -85,8 +81,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 					home.deadline = d
 				}
 				row.q.ReadFrom = r.plan.addr
-				fresh = append(fresh, row.q)
-				got[b.idx[k]] = int32(len(fresh))
+				rd.put(b.idx[k], row.q)
 			}
 		}
 	}
@@ -107,58 +102,13 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		}
 	}
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
-	// a queue nothing changed is the last snapshot's, shared: no copy, no
-	// write (the UI may be drawing the last snapshot); a new reading, or
-	// a changed one, is a queue of its own (never an element of a shared
-	// array, which one carried queue would keep whole)
-	snap.Queues = make([]*model.Queue, 0, len(queues))
-	for i, name := range queues {
-		prev := p.prevOf(i, name)
-		var slot uint16
-		if prev != nil {
-			slot = prev.Slot
-		} else {
-			slot = keyspace.QueueSlot(name)
-		}
-		owner := topo.OwnerOf(slot)
-		var q *model.Queue
-		switch {
-		case prev != nil && owner != nil && p.ch.skip != nil && p.ch.skip[i] && nodeNow[owner.Addr] > 0:
-			// not read: nothing of it changed, and its node answered
-			q = carry(prev, owner.Addr)
-			snap.Poll.Carried++
-		case got[i] > 0:
-			q = new(model.Queue)
-			*q = fresh[got[i]-1]
-			if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
-				// a name given with --queues that has no keys: a typo, or a
-				// queue that is empty now (EchoMQ keeps no empty set)
-				q.Err = NoKeys(name, p.opt.Target)
-			}
-		case owner == nil:
-			q = stale(prev, name)
-			q.Err, q.Unread = fmt.Sprintf("slot %d is not covered by any node", slot), true
-		case failed[i] != "":
-			q = stale(prev, name)
-			q.Err, q.Unread = failed[i], true
-		default: // its node did not answer, or it was found this poll
-			q = stale(prev, name)
-		}
-		if q != prev {
-			q.Name, q.Slot = name, slot
-			if owner != nil {
-				q.Node = owner.Addr
-			}
-		}
-		snap.Queues = append(snap.Queues, q)
-		if owner != nil {
-			n := &snap.Nodes[topo.Owner[slot]]
-			n.Queues++
-			n.Pending += q.Pending
-			n.Active += q.Active
-			n.Expired += q.Expired
-		}
+	a := assembly{topo: topo, queues: queues, rd: rd, failed: failed, nodeNow: nodeNow, snap: snap}
+	if p.byDifference(&a) {
+		p.assembleChanged(&a)
+	} else {
+		p.assembleAll(&a)
 	}
+	p.last = lastAssembly{topo: topo, queues: queues, unread: a.unread, detail: a.detail, tot: a.tot, touched: a.touched}
 	// the last good readings live on in this snapshot (stale ones copied
 	// forward), so it is what the next poll falls back on
 	p.prev, p.prevIdx = snap, nil
@@ -176,52 +126,6 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		snap.Notes = append(snap.Notes, fmt.Sprintf("%d slots are not covered by any node", u))
 	}
 	return snap
-}
-
-// prevOf is the last reading of queue i of this poll's list, nil when
-// there is none. The previous snapshot usually lists the same queues in the
-// same order; when it does not, a name index is built once.
-func (p *Poller) prevOf(i int, name string) *model.Queue {
-	if p.prev == nil {
-		return nil
-	}
-	if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
-		return p.prev.Queues[i]
-	}
-	if p.prevIdx == nil {
-		p.prevIdx = make(map[string]int, len(p.prev.Queues))
-		for j := range p.prev.Queues {
-			p.prevIdx[p.prev.Queues[j].Name] = j
-		}
-	}
-	if j, ok := p.prevIdx[name]; ok {
-		return p.prev.Queues[j]
-	}
-	return nil
-}
-
-// stale is a copy of the last reading, marked stale, or an empty one.
-func stale(prev *model.Queue, name string) *model.Queue {
-	if prev == nil {
-		return &model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
-	}
-	q := *prev
-	q.Stale = true
-	return &q
-}
-
-// carry is the last reading, which nothing changed since: the same queue,
-// shared, unless it was read in detail (its job lists are dropped: a
-// queue on screen in detail is read every poll) or its node changed. Its
-// oldest pending job's age moves on with the clock (Snapshot.OldestAge).
-func carry(prev *model.Queue, owner string) *model.Queue {
-	if !prev.Detail && !prev.Stale && prev.Node == owner {
-		return prev
-	}
-	q := *prev
-	q.Stale, q.Node = false, owner
-	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist = false, nil, nil, nil
-	return &q
 }
 
 func (p *Poller) foreignKeys(topo *model.Topology, snap *model.Snapshot) {

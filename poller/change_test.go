@@ -52,6 +52,7 @@ func pollOne(t *testing.T, p *Poller) *model.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkSums(t, p, s)
 	return s
 }
 
@@ -86,6 +87,9 @@ func TestChangeDrivenPoll(t *testing.T) {
 	s := pollOne(t, p)
 	if s.Poll.Scripts != 0 || s.Poll.Carried != 40 || s.Poll.Read != "changes" {
 		t.Fatalf("nothing written: %d scripts (%s), %d carried, read %s", s.Poll.Scripts, why(s), s.Poll.Carried, s.Poll.Read)
+	}
+	if p.last.touched == nil || len(p.last.touched) != 0 {
+		t.Fatalf("nothing written: the snapshot was not the last one (made by difference: %v, %d queues put in)", p.last.touched != nil, len(p.last.touched))
 	}
 	checkCounts(t, s, qs)
 	for _, n := range s.Nodes {
@@ -139,8 +143,8 @@ func TestChangeDrivenPoll(t *testing.T) {
 		}
 	}
 	p.SetDetail()
-	if s = pollOne(t, p); s.Poll.Scripts != 0 {
-		t.Fatalf("no detail, no write: %s", why(s))
+	if s = pollOne(t, p); s.Poll.Scripts != 0 || p.last.touched == nil || s.Queue("q-5").PendingJobs != nil {
+		t.Fatalf("no detail, no write: %s; made by difference %v; q-5's jobs %d", why(s), p.last.touched != nil, len(s.Queue("q-5").PendingJobs))
 	}
 	if err := echomq.Requeue(ctx, c, "q-3", job.ID, job.Attempts); err != nil {
 		t.Fatal(err)

@@ -113,6 +113,7 @@ type Poller struct {
 	nodes       map[string]*nodeState
 	prev        *model.Snapshot // the last snapshot: stale queues fall back on it
 	prevIdx     map[string]int  // its queues by name, built when needed
+	last        lastAssembly    // what it was assembled from and learnt
 	version     string
 	ch          changes // what change-driven polling keeps between polls
 }

@@ -2,7 +2,9 @@ package poller
 
 import "github.com/echomq/emqtop/model"
 
-// record puts a poll in the history and copies out what the screens need:
+// record puts a poll in the history and copies out what the screens need
+// (of the queues that are not the last snapshot's, when it was made by
+// difference: a carried queue holds its past already):
 // each queue's trend and sparkline, the detailed queues' whole past, the
 // totals'. A stale or failed queue is a gap, as are the totals while a
 // node does not answer (they would be partial).
@@ -12,26 +14,31 @@ func (p *Poller) record(s *model.Snapshot) {
 	at := s.TakenAt.UnixMilli()
 	h.Begin(at)
 	t.Begin(at)
-	var tot [model.Metrics]int64
-	for i := range s.Queues {
+	tot := p.last.tot
+	at1 := func(i int) {
 		q := s.Queues[i]
-		tot[model.MPending] += q.Pending
-		tot[model.MActive] += q.Active
-		tot[model.MExpired] += q.Expired
-		tot[model.MScheduled] += q.Scheduled
 		// a queue carried from the last snapshot is shared with it and
 		// never written: it holds its values (or its gap) already
 		if q.Stale || q.Err != "" {
 			if q.Past.Gapped() {
-				continue
+				return
 			}
 			h.Gap(q.Name)
 		} else if v := values(q); !q.Past.Holds(v) {
 			h.Put(q.Name, v)
 		} else {
-			continue
+			return
 		}
 		q.Past = h.Past(q.Name)
+	}
+	if p.last.touched == nil {
+		for i := range s.Queues {
+			at1(i)
+		}
+	} else { // the snapshot was made by difference: the others are carried
+		for _, i := range p.last.touched {
+			at1(i)
+		}
 	}
 	if up, all := s.NodesUp(); up == all && all > 0 {
 		t.Put("total", tot)

@@ -289,6 +289,8 @@ func sideCheckpoint(t *testing.T, c valkey.Client, change, full *Poller, queues 
 	if !whole(sc) || !whole(sf) {
 		t.Fatalf("round %d: the pollers never read every node again: change-driven %s, full %s", round, notWhole(sc), notWhole(sf))
 	}
+	checkSums(t, change, sc)
+	checkSums(t, full, sf)
 	for _, name := range queues {
 		a, b := sc.Queue(name), sf.Queue(name)
 		if a == nil || b == nil {

@@ -1,0 +1,285 @@
+package poller
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+)
+
+// assembly is one poll's snapshot in the making: what the nodes answered,
+// and what assembling it learnt for the next poll and for the history.
+type assembly struct {
+	topo    *model.Topology
+	queues  []string
+	rd      *readings
+	failed  map[int]string
+	nodeNow map[string]int64
+	snap    *model.Snapshot
+	// learnt: how many queues are stale or unread, the queues read in
+	// detail (by place), the totals, and the queues that are not the last
+	// snapshot's (by place; nil: every queue was walked)
+	unread  int
+	detail  []int
+	tot     [model.Metrics]int64
+	touched []int
+}
+
+// lastAssembly is what the last snapshot was assembled from and what it
+// learnt, so that the next one can be made by difference.
+type lastAssembly struct {
+	topo    *model.Topology
+	queues  []string
+	unread  int
+	detail  []int
+	tot     [model.Metrics]int64
+	touched []int // nil when every queue was walked
+}
+
+// readings finds a queue's fresh reading by its place in the poll's list:
+// an array like the list when the poll read many, a map when it read few
+// (a change-driven poll of a million queues reads a thousand: no array
+// of a million a poll).
+type readings struct {
+	fresh []model.Queue
+	at    []int32       // 1 + the place in fresh
+	few   map[int]int32 // the same, for a poll that read few
+}
+
+func newReadings(results []nodeResult, queues int) *readings {
+	n := 0
+	for _, r := range results {
+		for _, rows := range r.rows {
+			n += len(rows)
+		}
+	}
+	rd := &readings{fresh: make([]model.Queue, 0, n)}
+	if n*8 < queues {
+		rd.few = make(map[int]int32, n)
+	} else {
+		rd.at = make([]int32, queues)
+	}
+	return rd
+}
+
+func (rd *readings) put(i int, q model.Queue) {
+	rd.fresh = append(rd.fresh, q)
+	if rd.few != nil {
+		rd.few[i] = int32(len(rd.fresh))
+	} else {
+		rd.at[i] = int32(len(rd.fresh))
+	}
+}
+
+// of is queue i's fresh reading, nil when it was not read.
+func (rd *readings) of(i int) *model.Queue {
+	var k int32
+	if rd.few != nil {
+		k = rd.few[i]
+	} else {
+		k = rd.at[i]
+	}
+	if k == 0 {
+		return nil
+	}
+	return &rd.fresh[k-1]
+}
+
+// byDifference reports whether this snapshot can be the last one with the
+// queues this poll read put in: the same topology and list of queues, a
+// change-driven poll, every primary answered, and nothing of the last
+// snapshot stale or unread (each of those would change without a read).
+func (p *Poller) byDifference(a *assembly) bool {
+	l := p.last
+	if p.prev == nil || p.ch.skip == nil || l.topo != a.topo || l.unread > 0 ||
+		len(l.queues) != len(a.queues) || len(p.prev.Queues) != len(a.queues) ||
+		(len(a.queues) > 0 && &l.queues[0] != &a.queues[0]) {
+		return false
+	}
+	for _, i := range a.topo.Primaries() {
+		if a.nodeNow[a.topo.Nodes[i].Addr] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// assembleAll walks every queue: the first poll, a full one, and any poll
+// the last snapshot cannot be the base of.
+func (p *Poller) assembleAll(a *assembly) {
+	snap := a.snap
+	snap.Queues = make([]*model.Queue, 0, len(a.queues))
+	for i, name := range a.queues {
+		prev := p.prevOf(i, name)
+		q, carried := p.queueAt(a, i, name, prev)
+		if carried {
+			snap.Poll.Carried++
+		}
+		snap.Queues = append(snap.Queues, q)
+		a.learn(i, q, nil)
+	}
+}
+
+// assembleChanged is the last snapshot with the queues that may differ
+// put in: those read or due to be (not carried), and those the last one
+// had in detail (their job lists go). Node sums and totals move by the
+// difference; a carried queue is not looked at.
+func (p *Poller) assembleChanged(a *assembly) {
+	snap, prev := a.snap, p.prev
+	snap.Queues = slices.Clone(prev.Queues)
+	for k := range snap.Nodes { // the same topology: the same nodes in order
+		n, o := &snap.Nodes[k], &prev.Nodes[k]
+		n.Queues, n.Pending, n.Active, n.Expired = o.Queues, o.Pending, o.Active, o.Expired
+	}
+	a.tot, a.touched = p.last.tot, []int{}
+	put := func(i int) {
+		old := prev.Queues[i]
+		q, _ := p.queueAt(a, i, a.queues[i], old)
+		if q == old {
+			return
+		}
+		snap.Queues[i] = q
+		a.learn(i, q, old)
+	}
+	skip := p.ch.skip
+	for i, s := range skip {
+		if s {
+			snap.Poll.Carried++ // its node answered: carry() keeps it
+		} else {
+			put(i)
+		}
+	}
+	for _, i := range p.last.detail {
+		if skip[i] {
+			put(i) // carried without its job lists
+		}
+	}
+	// the detail list: the last one's still in detail, and the new
+	for _, i := range p.last.detail {
+		if q := snap.Queues[i]; q.Detail && !slices.Contains(a.detail, i) {
+			a.detail = append(a.detail, i)
+		}
+	}
+}
+
+// learn counts queue q (at place i of the list) in the snapshot's sums;
+// old is the last snapshot's reading it replaces, nil when the sums are
+// made whole.
+func (a *assembly) learn(i int, q, old *model.Queue) {
+	if q.Stale || q.Unread {
+		a.unread++
+	}
+	if q.Detail && (old == nil || !old.Detail) {
+		a.detail = append(a.detail, i)
+	}
+	if old != nil {
+		a.touched = append(a.touched, i)
+		a.add(old, -1)
+	}
+	a.add(q, 1)
+}
+
+// add counts q into the node sums and totals, or out of them (sign -1).
+func (a *assembly) add(q *model.Queue, sign int64) {
+	a.tot[model.MPending] += sign * q.Pending
+	a.tot[model.MActive] += sign * q.Active
+	a.tot[model.MExpired] += sign * q.Expired
+	a.tot[model.MScheduled] += sign * q.Scheduled
+	o := a.topo.Owner[q.Slot]
+	if o < 0 {
+		return
+	}
+	n := &a.snap.Nodes[o]
+	n.Queues += int(sign)
+	n.Pending += sign * q.Pending
+	n.Active += sign * q.Active
+	n.Expired += sign * q.Expired
+}
+
+// queueAt is queue i of this poll (name, its last reading prev): the last
+// reading carried when nothing of it changed and its node answered, the
+// fresh one when it was read, else the last marked stale, with why.
+func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q *model.Queue, carried bool) {
+	var slot uint16
+	if prev != nil {
+		slot = prev.Slot
+	} else {
+		slot = keyspace.QueueSlot(name)
+	}
+	owner := a.topo.OwnerOf(slot)
+	switch fresh := a.rd.of(i); {
+	case prev != nil && owner != nil && p.ch.skip != nil && p.ch.skip[i] && a.nodeNow[owner.Addr] > 0:
+		// not read: nothing of it changed, and its node answered
+		q, carried = carry(prev, owner.Addr), true
+	case fresh != nil:
+		q = new(model.Queue)
+		*q = *fresh
+		if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
+			// a name given with --queues that has no keys: a typo, or a
+			// queue that is empty now (EchoMQ keeps no empty set)
+			q.Err = NoKeys(name, p.opt.Target)
+		}
+	case owner == nil:
+		q = stale(prev, name)
+		q.Err, q.Unread = fmt.Sprintf("slot %d is not covered by any node", slot), true
+	case a.failed[i] != "":
+		q = stale(prev, name)
+		q.Err, q.Unread = a.failed[i], true
+	default: // its node did not answer, or it was found this poll
+		q = stale(prev, name)
+	}
+	if q != prev {
+		q.Name, q.Slot = name, slot
+		if owner != nil {
+			q.Node = owner.Addr
+		}
+	}
+	return q, carried
+}
+
+// prevOf is the last reading of queue i of this poll's list, nil when
+// there is none. The previous snapshot usually lists the same queues in the
+// same order; when it does not, a name index is built once.
+func (p *Poller) prevOf(i int, name string) *model.Queue {
+	if p.prev == nil {
+		return nil
+	}
+	if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
+		return p.prev.Queues[i]
+	}
+	if p.prevIdx == nil {
+		p.prevIdx = make(map[string]int, len(p.prev.Queues))
+		for j := range p.prev.Queues {
+			p.prevIdx[p.prev.Queues[j].Name] = j
+		}
+	}
+	if j, ok := p.prevIdx[name]; ok {
+		return p.prev.Queues[j]
+	}
+	return nil
+}
+
+// stale is a copy of the last reading, marked stale, or an empty one.
+func stale(prev *model.Queue, name string) *model.Queue {
+	if prev == nil {
+		return &model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
+	}
+	q := *prev
+	q.Stale = true
+	return &q
+}
+
+// carry is the last reading, which nothing changed since: the same queue,
+// shared, unless it was read in detail (its job lists are dropped: a
+// queue on screen in detail is read every poll) or its node changed. Its
+// oldest pending job's age moves on with the clock (Snapshot.OldestAge).
+func carry(prev *model.Queue, owner string) *model.Queue {
+	if !prev.Detail && !prev.Stale && prev.Node == owner {
+		return prev
+	}
+	q := *prev
+	q.Stale, q.Node = false, owner
+	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist = false, nil, nil, nil
+	return &q
+}
