@@ -76,12 +76,13 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			if home == nil {
 				home = &r.plan.batches[bi]
 			}
-			for k, row := range r.rows[bi] {
-				if d := row.q.NextDeadlineMs; d > 0 && (home.deadline == 0 || d < home.deadline) {
+			for k := range r.rows[bi] {
+				q := &r.rows[bi][k].q
+				if d := q.NextDeadlineMs; d > 0 && (home.deadline == 0 || d < home.deadline) {
 					home.deadline = d
 				}
-				row.q.ReadFrom = r.plan.addr
-				rd.put(b.idx[k], row.q)
+				q.ReadFrom = r.plan.addr
+				rd.put(b.idx[k], q)
 			}
 		}
 	}

@@ -40,9 +40,9 @@ type lastAssembly struct {
 // readings finds a queue's fresh reading by its place in the poll's list:
 // an array like the list when the poll read many, a map when it read few
 // (a change-driven poll of a million queues reads a thousand: no array
-// of a million a poll).
+// of a million a poll). The readings stay where the decoder put them.
 type readings struct {
-	fresh []model.Queue
+	fresh []*model.Queue
 	at    []int32       // 1 + the place in fresh
 	few   map[int]int32 // the same, for a poll that read few
 }
@@ -54,7 +54,7 @@ func newReadings(results []nodeResult, queues int) *readings {
 			n += len(rows)
 		}
 	}
-	rd := &readings{fresh: make([]model.Queue, 0, n)}
+	rd := &readings{fresh: make([]*model.Queue, 0, n)}
 	if n*8 < queues {
 		rd.few = make(map[int]int32, n)
 	} else {
@@ -63,7 +63,7 @@ func newReadings(results []nodeResult, queues int) *readings {
 	return rd
 }
 
-func (rd *readings) put(i int, q model.Queue) {
+func (rd *readings) put(i int, q *model.Queue) {
 	rd.fresh = append(rd.fresh, q)
 	if rd.few != nil {
 		rd.few[i] = int32(len(rd.fresh))
@@ -83,7 +83,7 @@ func (rd *readings) of(i int) *model.Queue {
 	if k == 0 {
 		return nil
 	}
-	return &rd.fresh[k-1]
+	return rd.fresh[k-1]
 }
 
 // byDifference reports whether this snapshot can be the last one with the
@@ -212,6 +212,10 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 	case prev != nil && owner != nil && p.ch.skip != nil && p.ch.skip[i] && a.nodeNow[owner.Addr] > 0:
 		// not read: nothing of it changed, and its node answered
 		q, carried = carry(prev, owner.Addr), true
+	case fresh != nil && prev != nil && owner != nil && sameReading(prev, fresh, owner.Addr):
+		// read (the sweep, a write that changed nothing it counts): the
+		// same figures, so the same queue, shared, as a carried one is
+		q = prev
 	case fresh != nil:
 		q = new(model.Queue)
 		*q = *fresh
@@ -258,6 +262,19 @@ func (p *Poller) prevOf(i int, name string) *model.Queue {
 		return p.prev.Queues[j]
 	}
 	return nil
+}
+
+// sameReading reports whether a fresh reading says what the last one
+// (prev, on node owner) says, now and as the clock moves on: the same
+// counts, error, oldest pending score and next deadline, neither in
+// detail, the last one neither stale nor unread.
+func sameReading(prev, fresh *model.Queue, owner string) bool {
+	return !prev.Stale && !prev.Unread && !prev.Detail && !fresh.Detail && prev.Node == owner && prev.ReadFrom == fresh.ReadFrom &&
+		prev.Pending == fresh.Pending && prev.Active == fresh.Active && prev.Scheduled == fresh.Scheduled && prev.Expired == fresh.Expired &&
+		prev.OldestScoreMs == fresh.OldestScoreMs && prev.NextDeadlineMs == fresh.NextDeadlineMs && prev.Err == fresh.Err &&
+		// the oldest pending job's age moves with the clock from its score;
+		// without one it is the age as read, which a reading carries
+		(prev.OldestScoreMs > 0 || prev.OldestPendingAgeMs == fresh.OldestPendingAgeMs)
 }
 
 // stale is a copy of the last reading, marked stale, or an empty one.

@@ -115,6 +115,22 @@ func TestChangeDrivenPoll(t *testing.T) {
 		t.Error("a carried queue was copied, not shared with the snapshot before")
 	}
 
+	// a write that changes none of a queue's figures (a job's row written
+	// with what it holds): read, and the reading is the last one, shared
+	q9 := s.Queue("q-9")
+	pk, _ := keyspace.QueueKey("q-9", keyspace.TypePending)
+	ids, err := c.Do(ctx, c.B().Zrange().Key(pk).Min("0").Max("0").Build()).AsStrSlice()
+	if err != nil || len(ids) != 1 {
+		t.Fatal(ids, err)
+	}
+	jk, _ := keyspace.JobKey("q-9", ids[0])
+	if err := c.Do(ctx, c.B().Hset().Key(jk).FieldValue().FieldValue("emqtop-test", "x").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if s = untilRead(t, p); why(s) != "dirty:1" || s.Queue("q-9") != q9 {
+		t.Fatalf("a write that changed no figure: %s; q-9 shared %v", why(s), s.Queue("q-9") == q9)
+	}
+
 	// a lease that runs out with no write: the claim is read as a write,
 	// the end of the lease as a deadline
 	job, ok, err := echomq.Claim(ctx, c, "q-3", 300*time.Millisecond)

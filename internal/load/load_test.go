@@ -215,6 +215,12 @@ func TestLoadChild(t *testing.T) {
 	// over them (the garbage collector's included) a poll
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	if f := os.Getenv("EMQTOP_LOAD_HEAPPROFILE"); f != "" { // the base: what the measured polls allocate is the difference (go tool pprof -base)
+		if w, err := os.Create(f + ".base"); err == nil {
+			pprof.WriteHeapProfile(w)
+			w.Close()
+		}
+	}
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0 := cpuTime()
