@@ -48,10 +48,10 @@ func TestEmbeddedDemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		queues = len(s.Queues)
+		queues = s.Queues.Len()
 		_, active, expired = s.Totals()
 		workloadExpired = 0
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if q.Name != "legacy-import" {
 				workloadExpired += q.Expired
 			}

@@ -30,11 +30,11 @@ type Fold struct {
 // NewFold derives the fold of s in O(queues + slots), with no map.
 func NewFold(s *Snapshot) *Fold {
 	f := &Fold{Snap: s, byName: true}
-	for i := range s.Queues {
-		if !s.ByName && i > 0 && s.Queues[i-1].Name >= s.Queues[i].Name {
+	for i := range s.Queues.Len() {
+		if !s.ByName && i > 0 && s.Queues.At(i-1).Name >= s.Queues.At(i).Name {
 			f.byName = false
 		}
-		q := s.Queues[i]
+		q := s.Queues.At(i)
 		f.SlotLoad[q.Slot] += q.Load()
 		f.SlotExpired[q.Slot] += q.Expired
 		f.slotStart[q.Slot+1]++
@@ -78,11 +78,11 @@ func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 	}
 	for j, n := range ch.at {
 		if n < 0 {
-			add(prev.Snap.Queues[j], -1)
+			add(prev.Snap.Queues.At(j), -1)
 		}
 	}
 	for _, i := range ch.changed {
-		add(s.Queues[i], 1)
+		add(s.Queues.At(i), 1)
 	}
 	for sl := range count {
 		f.slotStart[sl+1] = f.slotStart[sl] + count[sl]
@@ -94,13 +94,13 @@ func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 // cell under the cursor): O(queues) of random writes that most snapshots
 // never need.
 func (f *Fold) slotIndex() []int32 {
-	if f.slotIdx != nil || len(f.Snap.Queues) == 0 {
+	if f.slotIdx != nil || f.Snap.Queues.Len() == 0 {
 		return f.slotIdx
 	}
-	f.slotIdx = make([]int32, len(f.Snap.Queues))
+	f.slotIdx = make([]int32, f.Snap.Queues.Len())
 	next := f.slotStart
-	for i := range f.Snap.Queues {
-		sl := f.Snap.Queues[i].Slot
+	for i := range f.Snap.Queues.Len() {
+		sl := f.Snap.Queues.At(i).Slot
 		f.slotIdx[next[sl]] = int32(i)
 		next[sl]++
 	}
@@ -115,10 +115,15 @@ func (f *Fold) Totals() (pending, active, expired int64) { return f.pending, f.a
 func (f *Fold) Index(name string) int {
 	qs := f.Snap.Queues
 	if !f.byName {
-		return slices.IndexFunc(qs, func(q *Queue) bool { return q.Name == name })
+		for i, q := range qs.All() {
+			if q.Name == name {
+				return i
+			}
+		}
+		return -1
 	}
-	i, ok := slices.BinarySearchFunc(qs, name, func(q *Queue, n string) int { return strings.Compare(q.Name, n) })
-	if !ok {
+	i := sort.Search(qs.Len(), func(i int) bool { return qs.At(i).Name >= name })
+	if i == qs.Len() || qs.At(i).Name != name {
 		return -1
 	}
 	return i
@@ -225,7 +230,7 @@ func Level(load, max int64) int {
 func (f *Fold) QueuesIn(lo, hi uint16) []*Queue {
 	var out []*Queue
 	for _, i := range f.slotIndex()[f.slotStart[lo]:f.slotStart[int(hi)+1]] {
-		out = append(out, f.Snap.Queues[i])
+		out = append(out, f.Snap.Queues.At(int(i)))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Load() > out[j].Load() })
 	return out
@@ -284,7 +289,7 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		k int64
 		i int
 	}
-	rows := make([]row, 0, len(qs))
+	rows := make([]row, 0, qs.Len())
 	kept(qs, filter, func(i int, q *Queue) { rows = append(rows, row{k: f.Snap.sortValue(q, key), i: i}) })
 	slices.SortFunc(rows, func(a, b row) int {
 		if a.k != b.k {
@@ -303,9 +308,9 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 }
 
 // kept calls f for every queue whose name holds the lower-cased filter.
-func kept(qs []*Queue, filter string, f func(i int, q *Queue)) {
-	for i := range qs {
-		if q := qs[i]; filter == "" || containsFold(q.Name, filter) {
+func kept(qs QueueList, filter string, f func(i int, q *Queue)) {
+	for i, q := range qs.All() {
+		if filter == "" || containsFold(q.Name, filter) {
 			f(i, q)
 		}
 	}
@@ -340,7 +345,7 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 		s string // the string key: the node, for SortNode
 		i int
 	}
-	rows := make([]row, 0, len(qs))
+	rows := make([]row, 0, qs.Len())
 	kept(qs, filter, func(i int, q *Queue) {
 		r := row{i: i, k: f.Snap.sortValue(q, key)}
 		if key == SortNode {
@@ -356,7 +361,7 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 		if c == 0 && f.byName {
 			c = cmp.Compare(a.i, b.i)
 		} else if c == 0 {
-			c = strings.Compare(qs[a.i].Name, qs[b.i].Name)
+			c = strings.Compare(qs.At(a.i).Name, qs.At(b.i).Name)
 		}
 		if reverse {
 			return -c

@@ -22,7 +22,7 @@ func fixture() *Snapshot {
 		s.Nodes = append(s.Nodes, NodeStatus{Node: n})
 	}
 	add := func(name string, p, a, e int64) {
-		s.Queues = append(s.Queues, &Queue{Name: name, Slot: keyspace.QueueSlot(name), Pending: p, Active: a, Expired: e})
+		s.Queues = ListOf(append(s.Queues.Slice(), &Queue{Name: name, Slot: keyspace.QueueSlot(name), Pending: p, Active: a, Expired: e})...)
 	}
 	add("orders", 5, 3, 2)
 	add("fills", 0, 1, 1)
@@ -51,7 +51,7 @@ func TestHeatmapConservesLoadAndCoversEverySlot(t *testing.T) {
 		if next != keyspace.SlotCount || load != 50 || exp != 3 || uncovered != 383 || queues != 4 {
 			t.Errorf("n=%d: end %d load %d expired %d uncovered %d queues %d", n, next, load, exp, uncovered, queues)
 		}
-		for _, q := range f.Snap.Queues {
+		for _, q := range f.Snap.Queues.All() {
 			c := cells[CellOf(q.Slot, n)]
 			if q.Slot < c.Lo || q.Slot > c.Hi {
 				t.Errorf("n=%d: CellOf(%d) = %d–%d", n, q.Slot, c.Lo, c.Hi)
@@ -77,7 +77,7 @@ func TestView(t *testing.T) {
 	f := NewFold(fixture())
 	names := func(idx []int) (out []string) {
 		for _, i := range idx {
-			out = append(out, f.Snap.Queues[i].Name)
+			out = append(out, f.Snap.Queues.At(i).Name)
 		}
 		return
 	}
@@ -139,12 +139,13 @@ func TestTimeline(t *testing.T) {
 // both directions and a filter give the order of a plain reference sort.
 func TestViewMatchesReference(t *testing.T) {
 	s := fixture()
-	s.Queues = nil
+	var qs QueueListBuilder
 	for i := 0; i < 500; i++ {
 		name := fmt.Sprintf("q-%03d", i)
-		s.Queues = append(s.Queues, &Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
+		qs.Add(&Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
 			Pending: int64(i % 7), Active: int64(i % 5), Expired: int64(i % 3), OldestPendingAgeMs: int64(i % 11)})
 	}
+	s.Queues = qs.List()
 	f := NewFold(s)
 	if !f.byName {
 		t.Fatal("the fixture is sorted by name, yet the fold does not know it")
@@ -153,7 +154,7 @@ func TestViewMatchesReference(t *testing.T) {
 		for _, rev := range []bool{false, true} {
 			for _, filter := range []string{"", "Q-1"} {
 				var want []int
-				for i, q := range s.Queues {
+				for i, q := range s.Queues.All() {
 					if strings.Contains(strings.ToLower(q.Name), strings.ToLower(filter)) {
 						want = append(want, i)
 					}
@@ -189,9 +190,9 @@ func TestViewMatchesReference(t *testing.T) {
 				}
 				sort.SliceStable(want, func(x, y int) bool {
 					if rev {
-						return less(s.Queues[want[y]], s.Queues[want[x]])
+						return less(s.Queues.At(want[y]), s.Queues.At(want[x]))
 					}
-					return less(s.Queues[want[x]], s.Queues[want[y]])
+					return less(s.Queues.At(want[x]), s.Queues.At(want[y]))
 				})
 				got := f.View(filter, key, rev)
 				if !slices.Equal(got, want) {

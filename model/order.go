@@ -40,10 +40,10 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 		return change{}, false
 	}
 	qs, pqs := s.Queues, prev.Snap.Queues
-	ch := change{from: prev, at: make([]int32, len(pqs))}
+	ch := change{from: prev, at: make([]int32, pqs.Len())}
 	complete := WalkByName(qs, pqs, func(i, j int) bool {
 		switch {
-		case i >= 0 && j >= 0 && qs[i] == pqs[j]: // carried
+		case i >= 0 && j >= 0 && qs.At(i) == pqs.At(j): // carried
 			ch.at[j] = int32(i)
 			return true
 		case j >= 0:
@@ -52,7 +52,7 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 		if i >= 0 {
 			ch.changed = append(ch.changed, i)
 		}
-		return float64(len(ch.changed)) <= reorderMost*float64(len(qs))
+		return float64(len(ch.changed)) <= reorderMost*float64(qs.Len())
 	})
 	if !complete {
 		return change{}, false
@@ -66,18 +66,36 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 // (f can tell with a pointer compare, no read of it); a name in both that
 // is not is a new reading. f returns false to stop the walk, and then
 // WalkByName does.
-func WalkByName(cur, prev []*Queue, f func(i, j int) bool) bool {
+func WalkByName(cur, prev QueueList, f func(i, j int) bool) bool {
 	i, j := 0, 0
-	for i < len(cur) || j < len(prev) {
+	n, m := cur.Len(), prev.Len()
+	for i < n || j < m {
+		if i == j && i < n && cur.Shares(prev, i) {
+			// a chunk both share: every queue of it carried, none looked at
+			for end := min(ChunkEnd(i), n); i < end; i++ {
+				if !f(i, i) {
+					return false
+				}
+			}
+			j = i
+			continue
+		}
 		var more bool
+		var c, p *Queue
+		if i < n {
+			c = cur.At(i)
+		}
+		if j < m {
+			p = prev.At(j)
+		}
 		switch {
-		case i < len(cur) && j < len(prev) && cur[i] == prev[j]:
+		case c != nil && p != nil && c == p:
 			more = f(i, j)
 			i, j = i+1, j+1
-		case j == len(prev) || (i < len(cur) && cur[i].Name < prev[j].Name):
+		case p == nil || (c != nil && c.Name < p.Name):
 			more = f(i, -1)
 			i++
-		case i == len(cur) || cur[i].Name > prev[j].Name:
+		case c == nil || c.Name > p.Name:
 			more = f(-1, j)
 			j++
 		default:
@@ -115,7 +133,7 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 	}
 	var in []int
 	for _, n := range ch.changed {
-		if filter == "" || containsFold(qs[n].Name, filter) {
+		if filter == "" || containsFold(qs.At(n).Name, filter) {
 			in = append(in, n)
 		}
 	}
@@ -140,9 +158,10 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 func (f *Fold) order(key SortKey, reverse bool) func(a, b int) int {
 	qs := f.Snap.Queues
 	return func(a, b int) int {
-		c := cmp.Compare(f.Snap.sortValue(qs[a], key), f.Snap.sortValue(qs[b], key))
+		qa, qb := qs.At(a), qs.At(b)
+		c := cmp.Compare(f.Snap.sortValue(qa, key), f.Snap.sortValue(qb, key))
 		if c == 0 && key == SortNode {
-			c = strings.Compare(qs[a].Node, qs[b].Node)
+			c = strings.Compare(qa.Node, qb.Node)
 		}
 		if c == 0 {
 			c = cmp.Compare(a, b)

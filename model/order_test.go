@@ -23,10 +23,11 @@ func TestViewAfterIsView(t *testing.T) {
 			Pending: r.Int64N(5), Active: r.Int64N(4), Expired: r.Int64N(3)}
 	}
 	s := fixture()
-	s.Queues = nil
+	var qs QueueListBuilder
 	for i := 0; i < 2000; i += 2 { // the odd names arrive later
-		s.Queues = append(s.Queues, mk(fmt.Sprintf("q-%04d", i)))
+		qs.Add(mk(fmt.Sprintf("q-%04d", i)))
 	}
+	s.Queues = qs.List()
 	for key := SortKey(0); key < sortKeys; key++ {
 		for _, rev := range []bool{false, true} {
 			for _, filter := range []string{"", "Q-1"} {
@@ -35,23 +36,38 @@ func TestViewAfterIsView(t *testing.T) {
 				cur := s
 				for round := 0; round < 12; round++ {
 					next := *cur
-					next.Queues = nil
-					for _, q := range cur.Queues {
-						switch x := r.IntN(100); {
-						case x < 3: // gone
-						case x < 10: // a new reading
-							c := *q
-							c.Pending, c.Expired, c.Node = r.Int64N(5), r.Int64N(3), nodes[r.IntN(3)]
-							next.Queues = append(next.Queues, &c)
-						default: // carried: the same queue
-							next.Queues = append(next.Queues, q)
+					if round%2 == 1 {
+						// the same queues, a few read anew: the list made
+						// as the poller makes it, most chunks shared
+						var idx []int
+						var put []*Queue
+						for i, q := range cur.Queues.All() {
+							if r.IntN(100) < 2 {
+								c := *q
+								c.Pending, c.Expired = r.Int64N(5), r.Int64N(3)
+								idx, put = append(idx, i), append(put, &c)
+							}
 						}
+						next.Queues = cur.Queues.With(idx, put)
+					} else {
+						var qs []*Queue
+						for _, q := range cur.Queues.All() {
+							switch x := r.IntN(100); {
+							case x < 3: // gone
+							case x < 10: // a new reading
+								c := *q
+								c.Pending, c.Expired, c.Node = r.Int64N(5), r.Int64N(3), nodes[r.IntN(3)]
+								qs = append(qs, &c)
+							default: // carried: the same queue
+								qs = append(qs, q)
+							}
+						}
+						for k := 0; k < 20; k++ { // arrivals, in name order
+							qs = append(qs, mk(fmt.Sprintf("q-%04d", 2*r.IntN(1000)+1)))
+						}
+						slices.SortStableFunc(qs, func(a, b *Queue) int { return cmpName(a, b) })
+						next.Queues = ListOf(slices.CompactFunc(qs, func(a, b *Queue) bool { return a.Name == b.Name })...)
 					}
-					for k := 0; k < 20; k++ { // arrivals, in name order
-						next.Queues = append(next.Queues, mk(fmt.Sprintf("q-%04d", 2*r.IntN(1000)+1)))
-					}
-					slices.SortStableFunc(next.Queues, func(a, b *Queue) int { return cmpName(a, b) })
-					next.Queues = slices.CompactFunc(next.Queues, func(a, b *Queue) bool { return a.Name == b.Name })
 					next.ByName = true
 					whole := NewFold(&next)
 					f := NewFoldAfter(prev, &next)

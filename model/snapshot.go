@@ -167,7 +167,7 @@ type Snapshot struct {
 	Version      string    // {emq}:version, "" when unset
 	Nodes        []NodeStatus
 	Topology     *Topology
-	Queues       []*Queue // a queue is shared by the snapshots that carry it: never written once published
+	Queues       QueueList // a queue is shared by the snapshots that carry it: never written once published
 	// ByName: Queues is sorted by name, each name once (the poller's
 	// snapshots are), so readers need not check it over every queue.
 	ByName       bool
@@ -195,10 +195,10 @@ type Snapshot struct {
 
 // Totals sums the queues.
 func (s *Snapshot) Totals() (pending, active, expired int64) {
-	for i := range s.Queues {
-		pending += s.Queues[i].Pending
-		active += s.Queues[i].Active
-		expired += s.Queues[i].Expired
+	for i := range s.Queues.Len() {
+		pending += s.Queues.At(i).Pending
+		active += s.Queues.At(i).Active
+		expired += s.Queues.At(i).Expired
 	}
 	return
 }
@@ -238,9 +238,9 @@ func (s *Snapshot) NodesUp() (up, total int) {
 
 // Queue finds a queue by name.
 func (s *Snapshot) Queue(name string) *Queue {
-	for i := range s.Queues {
-		if s.Queues[i].Name == name {
-			return s.Queues[i]
+	for i := range s.Queues.Len() {
+		if s.Queues.At(i).Name == name {
+			return s.Queues.At(i)
 		}
 	}
 	return nil

@@ -115,8 +115,8 @@ func BenchmarkPoll(b *testing.B) {
 					}
 					durs = append(durs, time.Since(start))
 					scripts, trips = s.Poll.Scripts, s.Poll.RoundTrips
-					if len(s.Queues) != n || s.Queues[0].Pending != 3 || s.Queues[0].Expired != 1 {
-						b.Fatalf("wrong snapshot: %d queues, %+v", len(s.Queues), s.Queues[0])
+					if s.Queues.Len() != n || s.Queues.At(0).Pending != 3 || s.Queues.At(0).Expired != 1 {
+						b.Fatalf("wrong snapshot: %d queues, %+v", s.Queues.Len(), s.Queues.At(0))
 					}
 				}
 				b.StopTimer()

@@ -3,6 +3,7 @@ package poller
 import (
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -93,7 +94,7 @@ func (rd *readings) of(i int) *model.Queue {
 func (p *Poller) byDifference(a *assembly) bool {
 	l := p.last
 	if p.prev == nil || p.ch.skip == nil || l.topo != a.topo || l.unread > 0 ||
-		len(l.queues) != len(a.queues) || len(p.prev.Queues) != len(a.queues) ||
+		len(l.queues) != len(a.queues) || p.prev.Queues.Len() != len(a.queues) ||
 		(len(a.queues) > 0 && &l.queues[0] != &a.queues[0]) {
 		return false
 	}
@@ -109,16 +110,17 @@ func (p *Poller) byDifference(a *assembly) bool {
 // the last snapshot cannot be the base of.
 func (p *Poller) assembleAll(a *assembly) {
 	snap := a.snap
-	snap.Queues = make([]*model.Queue, 0, len(a.queues))
+	var list model.QueueListBuilder
 	for i, name := range a.queues {
 		prev := p.prevOf(i, name)
 		q, carried := p.queueAt(a, i, name, prev)
 		if carried {
 			snap.Poll.Carried++
 		}
-		snap.Queues = append(snap.Queues, q)
+		list.Add(q)
 		a.learn(i, q, nil)
 	}
+	snap.Queues = list.List()
 }
 
 // assembleChanged is the last snapshot with the queues that may differ
@@ -127,19 +129,19 @@ func (p *Poller) assembleAll(a *assembly) {
 // difference; a carried queue is not looked at.
 func (p *Poller) assembleChanged(a *assembly) {
 	snap, prev := a.snap, p.prev
-	snap.Queues = slices.Clone(prev.Queues)
 	for k := range snap.Nodes { // the same topology: the same nodes in order
 		n, o := &snap.Nodes[k], &prev.Nodes[k]
 		n.Queues, n.Pending, n.Active, n.Expired = o.Queues, o.Pending, o.Active, o.Expired
 	}
 	a.tot, a.touched = p.last.tot, []int{}
+	var puts []*model.Queue
 	put := func(i int) {
-		old := prev.Queues[i]
+		old := prev.Queues.At(i)
 		q, _ := p.queueAt(a, i, a.queues[i], old)
 		if q == old {
 			return
 		}
-		snap.Queues[i] = q
+		puts = append(puts, q)
 		a.learn(i, q, old)
 	}
 	skip := p.ch.skip
@@ -155,12 +157,29 @@ func (p *Poller) assembleChanged(a *assembly) {
 			put(i) // carried without its job lists
 		}
 	}
+	// the places in order (the last detail's came after), and the list
+	// with them put in: the chunks with none are the last list's
+	sort.Sort(byPlace{a.touched, puts})
+	snap.Queues = prev.Queues.With(a.touched, puts)
 	// the detail list: the last one's still in detail, and the new
 	for _, i := range p.last.detail {
-		if q := snap.Queues[i]; q.Detail && !slices.Contains(a.detail, i) {
+		if q := snap.Queues.At(i); q.Detail && !slices.Contains(a.detail, i) {
 			a.detail = append(a.detail, i)
 		}
 	}
+}
+
+// byPlace sorts places and the queues put there together.
+type byPlace struct {
+	at []int
+	qs []*model.Queue
+}
+
+func (b byPlace) Len() int           { return len(b.at) }
+func (b byPlace) Less(i, j int) bool { return b.at[i] < b.at[j] }
+func (b byPlace) Swap(i, j int) {
+	b.at[i], b.at[j] = b.at[j], b.at[i]
+	b.qs[i], b.qs[j] = b.qs[j], b.qs[i]
 }
 
 // learn counts queue q (at place i of the list) in the snapshot's sums;
@@ -249,17 +268,17 @@ func (p *Poller) prevOf(i int, name string) *model.Queue {
 	if p.prev == nil {
 		return nil
 	}
-	if i < len(p.prev.Queues) && p.prev.Queues[i].Name == name {
-		return p.prev.Queues[i]
+	if i < p.prev.Queues.Len() && p.prev.Queues.At(i).Name == name {
+		return p.prev.Queues.At(i)
 	}
 	if p.prevIdx == nil {
-		p.prevIdx = make(map[string]int, len(p.prev.Queues))
-		for j := range p.prev.Queues {
-			p.prevIdx[p.prev.Queues[j].Name] = j
+		p.prevIdx = make(map[string]int, p.prev.Queues.Len())
+		for j := range p.prev.Queues.Len() {
+			p.prevIdx[p.prev.Queues.At(j).Name] = j
 		}
 	}
 	if j, ok := p.prevIdx[name]; ok {
-		return p.prev.Queues[j]
+		return p.prev.Queues.At(j)
 	}
 	return nil
 }

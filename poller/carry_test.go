@@ -19,7 +19,7 @@ func checkSums(t *testing.T, p *Poller, s *model.Snapshot) {
 	}
 	want := make([]sums, len(s.Nodes))
 	var tot [model.Metrics]int64
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		tot[model.MPending] += q.Pending
 		tot[model.MActive] += q.Active
 		tot[model.MExpired] += q.Expired

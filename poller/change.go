@@ -58,6 +58,7 @@ type changes struct {
 	// what the last filter chose, for assemble
 	full    map[string]string // nodes read in full, and why
 	skip    []bool            // queues (by poll index) not read: their reading carries over
+	spare   []bool            // skip's array, kept between polls
 	read    string
 	why     map[string]int
 	sweepBy map[string]int // the sweep's scripts by node
@@ -115,7 +116,13 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	p.track(ctx, topo, clients, now)
 	p.sweep(now)
 
-	skip := make([]bool, len(queues))
+	// one array of a flag a queue, kept from poll to poll (read by this
+	// poll's assemble alone): a megabyte a poll at a million queues
+	if cap(ch.spare) < len(queues) {
+		ch.spare = make([]bool, len(queues))
+	}
+	skip := ch.spare[:len(queues)]
+	clear(skip)
 	out := make([]nodePlan, len(plans))
 	total, due := 0, 0
 	for pi, np := range plans {
@@ -192,6 +199,24 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 			}
 		}
 		return model.ReadNew, nil
+	}
+	if h := b.home; h != nil && h.settled && ch.need[b.slot] == needNone && (h.deadline == 0 || h.deadline > nowMs) {
+		// settled, no lease of it run out: only the queues written to can
+		// have changed, and the others are not looked at (a write to a
+		// slot of 61 queues read one, not 61 last readings; the batch
+		// stays settled, its deadline lowered by what the read finds)
+		for k := range b.queues {
+			if _, written := ch.needQ[b.queues[k]]; written {
+				part = append(part, k)
+			}
+		}
+		switch len(part) {
+		case 0:
+			return "", nil
+		case len(b.queues):
+			return model.ReadDirty, nil
+		}
+		return model.ReadDirty, part
 	}
 	// whether the batch is settled, and its first deadline, are learnt
 	// here for the next polls: a queue read now lowers the deadline when

@@ -187,8 +187,8 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 		}
 		durs = append(durs, time.Since(start))
 		scripts += s.Poll.Scripts
-		for j := range s.Queues {
-			if s.Queues[j].Pending < 3+before[j] { // seeded with 3
+		for j := range s.Queues.Len() {
+			if s.Queues.At(j).Pending < 3+before[j] { // seeded with 3
 				missed++
 			}
 		}

@@ -180,7 +180,7 @@ func TestChangeDrivenPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	onNode := 0
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Node == addr {
 			onNode++
 		}
@@ -213,7 +213,7 @@ func TestChangeDrivenPoll(t *testing.T) {
 	if s.Poll.Carried != 0 || s.Poll.Read != model.ReadFull {
 		t.Fatalf("after a flush: %s, %d carried", why(s), s.Poll.Carried)
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Pending != 0 || q.Stale {
 			t.Fatalf("%s after a flush: pending %d stale %v", q.Name, q.Pending, q.Stale)
 		}

@@ -40,7 +40,7 @@ func TestEmbeddedServerNeverShowsTheTimeRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if q.Err != "" || q.Pending != 1 {
 				t.Errorf("poll %d, %s: pending %d, error %q", i, q.Name, q.Pending, q.Err)
 			}

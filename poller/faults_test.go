@@ -88,7 +88,7 @@ func TestPrimaryKilled(t *testing.T) {
 	if n := nodeStatus(s, dead); n == nil || n.Up() {
 		t.Fatalf("the killed node is not marked down after 2 polls: %+v", n)
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Node != dead && (q.Stale || q.Err != "") {
 			t.Errorf("queue %s on a live node: stale %v err %q", q.Name, q.Stale, q.Err)
 		}
@@ -99,7 +99,7 @@ func TestPrimaryKilled(t *testing.T) {
 		o := s.Topology.OwnerOf(0)
 		return o != nil && o.Addr == cl.Nodes[3].Addr()
 	})
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Stale || q.Err != "" {
 			t.Errorf("after the failover queue %s: stale %v err %q", q.Name, q.Stale, q.Err)
 		}
@@ -143,7 +143,7 @@ func TestNodePaused(t *testing.T) {
 	if n.Commands != 0 || !strings.Contains(n.Err, "retrying") {
 		t.Errorf("the third poll of the pause sent the paused node %d commands (err %q); want none, and a probe", n.Commands, n.Err)
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if (q.Node == paused) != q.Stale || q.Pending != 2 {
 			t.Errorf("queue %s on %s: stale %v pending %d", q.Name, q.Node, q.Stale, q.Pending)
 		}
@@ -155,14 +155,14 @@ func TestNodePaused(t *testing.T) {
 		if n := nodeStatus(s, paused); n == nil || n.Err != "" {
 			return false
 		}
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if q.Stale {
 				return false
 			}
 		}
 		return true
 	})
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Pending != 2 {
 			t.Errorf("queue %s after the resume: pending %d, want 2", q.Name, q.Pending)
 		}
@@ -331,8 +331,8 @@ func TestFailoverKeepsEveryQueue(t *testing.T) {
 			t.Fatal("the poller never saw the failover")
 		}
 	}
-	if len(s.Queues) != len(qs) {
-		t.Errorf("the first poll after the failover has %d queues of %d", len(s.Queues), len(qs))
+	if s.Queues.Len() != len(qs) {
+		t.Errorf("the first poll after the failover has %d queues of %d", s.Queues.Len(), len(qs))
 	}
 	checkCounts(t, s, qs)
 }

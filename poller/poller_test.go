@@ -94,8 +94,8 @@ func testCounts(t *testing.T, primaries int) {
 	fill(t, c, wants)
 	_, s := pollAll(t, c, Options{DetailAll: true}, "orders")
 	checkCounts(t, s, wants)
-	if len(s.Queues) != len(wants) {
-		t.Errorf("%d queues, want %d", len(s.Queues), len(wants))
+	if s.Queues.Len() != len(wants) {
+		t.Errorf("%d queues, want %d", s.Queues.Len(), len(wants))
 	}
 	// one script per occupied slot: the shared pair costs one script
 	if want := len(wants) - 1; s.Poll.Scripts != want {
@@ -197,7 +197,7 @@ func TestKilledNodeReportedOthersFresh(t *testing.T) {
 			t.Errorf("node %s: err %q", n.Addr, n.Err)
 		}
 	}
-	for _, q := range s2.Queues {
+	for _, q := range s2.Queues.All() {
 		if (q.Node == dead) != q.Stale {
 			t.Errorf("queue %s on %s: stale=%v", q.Name, q.Node, q.Stale)
 		}
@@ -216,8 +216,8 @@ func TestForeignKeysAreCollected(t *testing.T) {
 		}
 	}
 	_, s := pollAll(t, c, Options{})
-	if s.ForeignCount != 3 || len(s.Queues) != 1 {
-		t.Fatalf("foreign %d %+v, queues %d", s.ForeignCount, s.ForeignKeys, len(s.Queues))
+	if s.ForeignCount != 3 || s.Queues.Len() != 1 {
+		t.Fatalf("foreign %d %+v, queues %d", s.ForeignCount, s.ForeignKeys, s.Queues.Len())
 	}
 }
 
@@ -257,7 +257,7 @@ func TestReplicasOnOlderServers(t *testing.T) {
 	}
 	server := s.Nodes[len(s.Nodes)-1].Server
 	if replicaSafe(server) {
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if q.ReadFrom == q.Node {
 				t.Errorf("%s read from its primary on %s", q.Name, server)
 			}
@@ -267,7 +267,7 @@ func TestReplicasOnOlderServers(t *testing.T) {
 	if len(s.Notes) == 0 || !strings.Contains(strings.Join(s.Notes, " "), "from its primary") {
 		t.Errorf("no note on why replicas are not read (%s): %v", server, s.Notes)
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.ReadFrom != q.Node {
 			t.Errorf("%s read from %s, not its primary %s, on %s", q.Name, q.ReadFrom, q.Node, server)
 		}
@@ -317,13 +317,13 @@ func TestPipelineInRounds(t *testing.T) {
 	p := New(c, Options{Pinned: names, Full: true, RoundQueues: 50})
 	defer p.Close()
 	s := pollN(t, p, 2)
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Stale || q.Err != "" || q.Pending != wants[q.Name].pending {
 			t.Fatalf("queue %s: stale %v err %q pending %d, want %d", q.Name, q.Stale, q.Err, q.Pending, wants[q.Name].pending)
 		}
 	}
-	if len(s.Queues) != len(wants) {
-		t.Fatalf("%d queues, want %d", len(s.Queues), len(wants))
+	if s.Queues.Len() != len(wants) {
+		t.Fatalf("%d queues, want %d", s.Queues.Len(), len(wants))
 	}
 	// about 200 queues a primary in rounds of at most 50: 4 or more each
 	for _, n := range s.Nodes {

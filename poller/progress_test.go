@@ -54,8 +54,8 @@ func TestDiscoveryProgress(t *testing.T) {
 			last[n.Addr] = n.Walked
 		}
 		if s.DiscoveryComplete {
-			if len(s.Queues) != queues {
-				t.Errorf("discovery complete with %d queues, want %d", len(s.Queues), queues)
+			if s.Queues.Len() != queues {
+				t.Errorf("discovery complete with %d queues, want %d", s.Queues.Len(), queues)
 			}
 			break
 		}

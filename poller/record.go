@@ -10,13 +10,13 @@ import "github.com/echomq/emqtop/model"
 // node does not answer (they would be partial).
 func (p *Poller) record(s *model.Snapshot) {
 	h, t := p.hist, p.totals
-	h.Reserve(len(s.Queues)) // the first poll of many queues: one allocation a table
+	h.Reserve(s.Queues.Len()) // the first poll of many queues: one allocation a table
 	at := s.TakenAt.UnixMilli()
 	h.Begin(at)
 	t.Begin(at)
 	tot := p.last.tot
 	at1 := func(i int) {
-		q := s.Queues[i]
+		q := s.Queues.At(i)
 		// a queue carried from the last snapshot is shared with it and
 		// never written: it holds its values (or its gap) already
 		if q.Stale || q.Err != "" {
@@ -32,7 +32,7 @@ func (p *Poller) record(s *model.Snapshot) {
 		q.Past = h.Past(q.Name)
 	}
 	if p.last.touched == nil {
-		for i := range s.Queues {
+		for i := range s.Queues.Len() {
 			at1(i)
 		}
 	} else { // the snapshot was made by difference: the others are carried

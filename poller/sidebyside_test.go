@@ -107,7 +107,7 @@ func whole(s *model.Snapshot) bool {
 	if up, all := s.NodesUp(); up != all || all == 0 {
 		return false
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Stale || (q.Err != "" && !strings.Contains(q.Err, "no keys")) {
 			return false
 		}
@@ -126,7 +126,7 @@ func notWhole(s *model.Snapshot) string {
 			out = append(out, fmt.Sprintf("%s %s %s", n.Addr, n.Health, n.Err))
 		}
 	}
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if q.Stale || (q.Err != "" && !strings.Contains(q.Err, "no keys")) {
 			out = append(out, fmt.Sprintf("%s stale %v %s", q.Name, q.Stale, q.Err))
 		}

@@ -40,7 +40,7 @@ func BenchmarkView(b *testing.B) {
 func BenchmarkFold(b *testing.B) {
 	src := &fakeSource{snap: fixture(10000)}
 	// the poller's snapshots are sorted by name
-	slices.SortFunc(src.snap.Queues, func(x, y *model.Queue) int { return strings.Compare(x.Name, y.Name) })
+	src.snap.Queues = byNameList(src.snap.Queues)
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	m = mm.(*Model)
@@ -78,7 +78,7 @@ func BenchmarkViewNewSnapshot(b *testing.B) {
 //	go test ./ui -run x -bench Million -benchtime 20x
 func BenchmarkMillion(b *testing.B) {
 	base := fixture(1_000_000)
-	slices.SortFunc(base.Queues, func(x, y *model.Queue) int { return strings.Compare(x.Name, y.Name) })
+	base.Queues = byNameList(base.Queues)
 	base.ByName = true // as the poller's snapshots
 	src := &fakeSource{snap: base}
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
@@ -90,13 +90,14 @@ func BenchmarkMillion(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s := *m.raw
-			s.Queues = slices.Clone(s.Queues)
+			qs := s.Queues.Slice()
 			for k := 0; k < 1000; k++ {
-				i := (round*7919 + k*997) % len(s.Queues)
-				q := *s.Queues[i]
+				i := (round*7919 + k*997) % len(qs)
+				q := *qs[i]
 				q.Pending, q.Expired = q.Pending+1, (q.Expired+1)%3
-				s.Queues[i] = &q
+				qs[i] = &q
 			}
+			s.Queues = model.ListOf(qs...)
 			round++
 			b.StartTimer()
 			m.Update(snapshotMsg{external: true, snap: &s})
@@ -114,4 +115,11 @@ func BenchmarkMillion(b *testing.B) {
 			_ = m.View()
 		}
 	})
+}
+
+// byNameList is l sorted by name, as the poller's snapshots are.
+func byNameList(l model.QueueList) model.QueueList {
+	qs := l.Slice()
+	slices.SortFunc(qs, func(x, y *model.Queue) int { return strings.Compare(x.Name, y.Name) })
+	return model.ListOf(qs...)
 }

@@ -424,9 +424,9 @@ func downFixture() *model.Snapshot {
 	s := fixture(30)
 	n := &s.Nodes[1]
 	n.Err, n.LastGood = "connection refused: nothing listens there", fixedNow.Add(-12*time.Second)
-	for i := range s.Queues {
-		if s.Queues[i].Node == n.Addr {
-			s.Queues[i].Stale = true
+	for i := range s.Queues.Len() {
+		if s.Queues.At(i).Node == n.Addr {
+			s.Queues.At(i).Stale = true
 		}
 	}
 	return s
@@ -457,7 +457,7 @@ func TestDownIsUnmistakable(t *testing.T) {
 	c.snap = downFixture()
 	c.fold = model.NewFold(c.snap)
 	l := newQueueList(c)
-	for _, q := range c.snap.Queues {
+	for _, q := range c.snap.Queues.All() {
 		if row := l.row(q, false, 78, "", l.columns(78)); q.Stale != strings.HasPrefix(row, " ✗") {
 			t.Errorf("at 80 columns, the row of %s (stale %v) is %q", q.Name, q.Stale, row)
 		}
@@ -508,7 +508,7 @@ func TestQueuesAreRemembered(t *testing.T) {
 	now := fixedNow
 	snap := func(qs ...*model.Queue) *model.Snapshot {
 		s := fixture(0)
-		s.Queues, s.TakenAt = qs, now
+		s.Queues, s.TakenAt = model.ListOf(qs...), now
 		return s
 	}
 	q := func(name string, pending int64) *model.Queue {
@@ -922,7 +922,7 @@ func TestCopy(t *testing.T) {
 	}
 	// a name with a bidi override is never copied, raw or escaped
 	s := fixture(0)
-	s.Queues[0].Name = "\u202eevil-rtl"
+	s.Queues.At(0).Name = "\u202eevil-rtl"
 	rtl := ready(&fakeSource{snap: s}, 120, 40, Options{Copy: func(s string) error { got = append(got, s); return nil }})
 	if press(rtl, "c"); len(got) != 3 || !strings.Contains(rtl.flash, "never copied") {
 		t.Errorf("a name with U+202E: copied %q, flash %q", got, rtl.flash)

@@ -99,19 +99,19 @@ func fixture(extra int) *model.Snapshot {
 			{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsWhy: model.AttemptsInvalidID},
 			{ID: liveID, Valid: true, Score: now + 598000, Attempts: 1, AttemptsOK: true},
 		}}
-	s.Queues = append(s.Queues, &orders,
+	s.Queues = s.Queues.Append(&orders,
 		&model.Queue{Name: "fills", Slot: 4165, Node: owner("fills"), Active: 1, Expired: 1, OldestPendingAgeMs: -1, ServerTimeMs: now},
 		&model.Queue{Name: "tenant-12", Slot: keyspace.QueueSlot("tenant-12"), Node: owner("tenant-12"), Pending: 3, OldestPendingAgeMs: 2000, ServerTimeMs: now},
 		&model.Queue{Name: "broken", Slot: keyspace.QueueSlot("broken"), Node: owner("broken"), OldestPendingAgeMs: -1,
 			Err: "WRONGTYPE emq:{broken}:active is not a sorted set"},
 	)
 	a, b := keyspace.SlotMates("tenant-")
-	s.Queues = append(s.Queues,
+	s.Queues = s.Queues.Append(
 		&model.Queue{Name: a, Slot: keyspace.QueueSlot(a), Node: owner(a), Pending: 7, OldestPendingAgeMs: 3000, ServerTimeMs: now},
 		&model.Queue{Name: b, Slot: keyspace.QueueSlot(b), Node: owner(b), Pending: 1, Active: 1, OldestPendingAgeMs: 1000, ServerTimeMs: now})
 	for i := 0; i < extra; i++ {
 		q := fmt.Sprintf("bulk-%05d", i)
-		s.Queues = append(s.Queues, &model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
+		s.Queues = s.Queues.Append(&model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
 			Pending: int64(i % 97), Active: int64(i % 7), Expired: int64(i % 13 / 12), OldestPendingAgeMs: int64(i), ServerTimeMs: now})
 	}
 	// the past, from a real history: orders growing with a gap where a
@@ -139,8 +139,8 @@ func fixture(extra int) *model.Snapshot {
 	s.TotalTrend = model.Trend{NetOK: true, Direction: model.Growing, PendingNet: 0.3}
 	s.ForeignKeys = []model.ForeignKey{{Key: "emq:{a}}:pending", Reason: "malformed"}}
 	s.ForeignCount = 1
-	for i := range s.Queues {
-		q := s.Queues[i]
+	for i := range s.Queues.Len() {
+		q := s.Queues.At(i)
 		n := &s.Nodes[topo.Owner[q.Slot]]
 		n.Queues++
 		n.Pending += q.Pending
@@ -286,7 +286,7 @@ func withPast(s *model.Snapshot, polls int, f map[string]func(i int) ([model.Met
 		}
 	}
 	s.Clock = h.Clock()
-	for i := range s.Queues {
-		s.Queues[i].Past = h.Past(s.Queues[i].Name)
+	for i := range s.Queues.Len() {
+		s.Queues.At(i).Past = h.Past(s.Queues.At(i).Name)
 	}
 }

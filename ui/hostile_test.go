@@ -53,9 +53,9 @@ func TestHostileEverywhere(t *testing.T) {
 	snap := fixture(3)
 	n := 0
 	poison(reflect.ValueOf(snap), &n)
-	for i := range snap.Queues { // keep the jobs openable and requeueable
-		for j := range snap.Queues[i].ActiveJobs {
-			snap.Queues[i].ActiveJobs[j].Valid, snap.Queues[i].ActiveJobs[j].AttemptsOK = true, true
+	for i := range snap.Queues.Len() { // keep the jobs openable and requeueable
+		for j := range snap.Queues.At(i).ActiveJobs {
+			snap.Queues.At(i).ActiveJobs[j].Valid, snap.Queues.At(i).ActiveJobs[j].AttemptsOK = true, true
 		}
 	}
 	detail := model.JobDetail{Exists: true}

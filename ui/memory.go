@@ -29,7 +29,7 @@ type queueMemory struct {
 	idleSince map[string]time.Time   // idle queues (gone or empty), since when; zero: since the start
 	gone      map[string]model.Queue // queues the snapshot no longer holds
 	goneAt    map[string]time.Time   // when each left it
-	last      []*model.Queue         // the queues of the last snapshot, by name
+	last      model.QueueList        // the queues of the last snapshot, by name
 	seen      bool                   // a snapshot was applied
 	hide      bool                   // idle queues are left out of the list
 	hidden    int                    // how many the last apply left out
@@ -80,16 +80,16 @@ func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot 
 	last := mem.last
 	model.WalkByName(qs, last, func(i, j int) bool {
 		switch {
-		case i >= 0 && j >= 0 && qs[i] == last[j]: // carried: nothing changed
+		case i >= 0 && j >= 0 && qs.At(i) == last.At(j): // carried: nothing changed
 		case i >= 0: // new, or a new reading
-			learn(qs[i])
+			learn(qs.At(i))
 		default: // gone
-			name := last[j].Name
+			name := last.At(j).Name
 			if _, ok := mem.gone[name]; !ok {
 				if _, ok := mem.idleSince[name]; !ok {
 					mem.idleSince[name] = now
 				}
-				mem.gone[name] = model.Queue{Name: name, Slot: last[j].Slot, OldestPendingAgeMs: -1}
+				mem.gone[name] = model.Queue{Name: name, Slot: last.At(j).Slot, OldestPendingAgeMs: -1}
 				mem.goneAt[name] = now
 			}
 		}
@@ -102,16 +102,16 @@ func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot 
 
 // byName is s's queues sorted by name, each once: s.Queues itself when it
 // is (the poller's snapshots say so), else a sorted copy.
-func byName(s *model.Snapshot) []*model.Queue {
+func byName(s *model.Snapshot) model.QueueList {
 	qs := s.Queues
 	if s.ByName {
 		return qs
 	}
-	for i := 1; i < len(qs); i++ {
-		if qs[i-1].Name >= qs[i].Name {
-			out := slices.Clone(qs)
+	for i := 1; i < qs.Len(); i++ {
+		if qs.At(i-1).Name >= qs.At(i).Name {
+			out := qs.Slice()
 			slices.SortStableFunc(out, func(a, b *model.Queue) int { return strings.Compare(a.Name, b.Name) })
-			return slices.CompactFunc(out, func(a, b *model.Queue) bool { return a.Name == b.Name })
+			return model.ListOf(slices.CompactFunc(out, func(a, b *model.Queue) bool { return a.Name == b.Name })...)
 		}
 	}
 	return qs
@@ -163,16 +163,17 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 		return s
 	}
 	out := *s
-	out.Queues = make([]*model.Queue, 0, len(s.Queues)+len(mem.gone))
+	var list model.QueueListBuilder
 	if mem.hide {
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if empty(q) {
 				mem.hidden++
 				continue
 			}
-			out.Queues = append(out.Queues, q)
+			list.Add(q)
 		}
 		mem.hidden += len(mem.gone)
+		out.Queues = list.List()
 		return &out
 	}
 	gone := make([]*model.Queue, 0, len(mem.gone))
@@ -187,15 +188,18 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 		gone = append(gone, &q)
 	}
 	slices.SortFunc(gone, func(a, b *model.Queue) int { return strings.Compare(a.Name, b.Name) })
-	qs := byName(s)
+	qs, i := byName(s), 0
 	out.ByName = true
-	for len(qs) > 0 || len(gone) > 0 {
-		if len(gone) == 0 || (len(qs) > 0 && qs[0].Name < gone[0].Name) {
-			out.Queues, qs = append(out.Queues, qs[0]), qs[1:]
+	for i < qs.Len() || len(gone) > 0 {
+		if len(gone) == 0 || (i < qs.Len() && qs.At(i).Name < gone[0].Name) {
+			list.Add(qs.At(i))
+			i++
 		} else {
-			out.Queues, gone = append(out.Queues, gone[0]), gone[1:]
+			list.Add(gone[0])
+			gone = gone[1:]
 		}
 	}
+	out.Queues = list.List()
 	return &out
 }
 

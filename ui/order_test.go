@@ -2,7 +2,6 @@ package ui
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/echomq/emqtop/model"
@@ -15,7 +14,7 @@ import (
 // queue. (model.TestViewAfterIsView holds the fold by difference.)
 func TestListOrderKeptAcrossPolls(t *testing.T) {
 	s := fixture(300)
-	slices.SortFunc(s.Queues, func(a, b *model.Queue) int { return strings.Compare(a.Name, b.Name) })
+	s.Queues = byNameList(s.Queues)
 	s.ByName = true
 	src := &fakeSource{snap: s}
 	m := ready(src, 120, 40, Options{})
@@ -23,19 +22,19 @@ func TestListOrderKeptAcrossPolls(t *testing.T) {
 	sel := m.queues.selectedName()
 	for round := 0; round < 6; round++ {
 		next := *m.raw
-		next.Queues = nil
-		for i, q := range m.raw.Queues {
+		var qs []*model.Queue
+		for i, q := range m.raw.Queues.All() {
 			switch {
 			case i == 7+round: // gone
 			case i%5 == round%5 && q.Name != sel:
 				c := *q
 				c.Expired, c.Pending = (c.Expired+int64(i))%4, c.Pending+int64(i%3)
-				next.Queues = append(next.Queues, &c)
+				qs = append(qs, &c)
 			default:
-				next.Queues = append(next.Queues, q)
+				qs = append(qs, q)
 			}
 		}
-		next.Queues = append(next.Queues, &model.Queue{Name: "zz-new-" + string(rune('a'+round)), Expired: 3, OldestPendingAgeMs: -1})
+		next.Queues = model.ListOf(qs...).Append(&model.Queue{Name: "zz-new-" + string(rune('a'+round)), Expired: 3, OldestPendingAgeMs: -1})
 		m.Update(snapshotMsg{external: true, snap: &next})
 		if want := m.c.fold.View(m.queues.filter.Value(), m.queues.sortKey, m.queues.reverse); !slices.Equal(m.queues.view, want) {
 			t.Fatalf("round %d: the list's rows differ from a whole sort", round)

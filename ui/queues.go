@@ -130,7 +130,7 @@ func (l *queueList) toggleHold() bool {
 	}
 	l.held = map[string]int{}
 	for i, qi := range l.view {
-		l.held[l.c.fold.Snap.Queues[qi].Name] = i
+		l.held[l.c.fold.Snap.Queues.At(qi).Name] = i
 	}
 	return true
 }
@@ -144,7 +144,7 @@ func (l *queueList) hold() {
 	byRank := make([]int32, len(l.held)) // 1 + the queue in view held at each rank; 0: none
 	var later []int
 	for _, qi := range l.view {
-		if r, ok := l.held[qs[qi].Name]; ok {
+		if r, ok := l.held[qs.At(qi).Name]; ok {
 			byRank[r] = int32(qi) + 1
 		} else {
 			later = append(later, qi)
@@ -184,7 +184,7 @@ func (l *queueList) refresh() {
 	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
 		var kept []int
 		for _, qi := range l.view {
-			if w := ansi.Strip(queueStatus(l.c.th, l.c.fold.Snap.Queues[qi], l.c.fold.Snap.Trend(l.c.fold.Snap.Queues[qi]), l.c.fold.Snap.OldestAge(l.c.fold.Snap.Queues[qi]))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
+			if w := ansi.Strip(queueStatus(l.c.th, l.c.fold.Snap.Queues.At(qi), l.c.fold.Snap.Trend(l.c.fold.Snap.Queues.At(qi)), l.c.fold.Snap.OldestAge(l.c.fold.Snap.Queues.At(qi)))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
 				kept = append(kept, qi)
 			}
 		}
@@ -225,7 +225,7 @@ func (l *queueList) selected() *model.Queue {
 	if l.c.fold == nil || len(l.view) == 0 {
 		return nil
 	}
-	return l.c.fold.Snap.Queues[l.view[l.sel]]
+	return l.c.fold.Snap.Queues.At(l.view[l.sel])
 }
 
 func (l *queueList) border() borderStyle { return focusBorder(l.c.th, l.focused) }
@@ -257,7 +257,7 @@ func (l *queueList) View() string {
 	}
 	lines := []string{th.Header.Render(fit(header, in))}
 	for i := l.offset; i < min(len(l.view), l.offset+l.rows()); i++ {
-		row := fit(l.row(l.c.fold.Snap.Queues[l.view[i]], i == l.sel, in, common, cols), in)
+		row := fit(l.row(l.c.fold.Snap.Queues.At(l.view[i]), i == l.sel, in, common, cols), in)
 		lines = append(lines, row)
 	}
 	if len(l.view) == 0 {

@@ -64,7 +64,7 @@ func (m *Model) statusParts(inNodes bool) []statusPart {
 			ns = th.Bad.Render(ns)
 		}
 		add(ns, 1)
-		qs := human(int64(len(s.Queues))) + " queue" + plural(int64(len(s.Queues)))
+		qs := human(int64(s.Queues.Len())) + " queue" + plural(int64(s.Queues.Len()))
 		switch idle, hidden := m.c.mem.counts(); {
 		case hidden > 0:
 			qs += fmt.Sprintf(" (+%s idle hidden)", human(int64(hidden)))

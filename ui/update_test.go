@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -474,10 +473,10 @@ func TestDrainDialogFollowsThePolls(t *testing.T) {
 	}
 	before := m.dialog.a.total
 	next := *snap
-	next.Queues = slices.Clone(snap.Queues)
-	for i := range next.Queues {
-		if next.Queues[i].Name == m.dialog.a.queue {
-			next.Queues[i].Pending = before + 1234
+	next.Queues = model.ListOf(snap.Queues.Slice()...)
+	for i := range next.Queues.Len() {
+		if next.Queues.At(i).Name == m.dialog.a.queue {
+			next.Queues.At(i).Pending = before + 1234
 		}
 	}
 	mm, _ := m.Update(snapshotMsg{snap: &next})
@@ -641,17 +640,17 @@ func TestHoldTheOrder(t *testing.T) {
 	names := func() []string {
 		var out []string
 		for _, qi := range m.queues.view {
-			out = append(out, m.queues.c.fold.Snap.Queues[qi].Name)
+			out = append(out, m.queues.c.fold.Snap.Queues.At(qi).Name)
 		}
 		return out
 	}
 	press(m, "o")
 	before := names()
 	next := fixture(0)
-	for i := range next.Queues { // the counts turn over: a live sort would reverse the rows
-		next.Queues[i].Expired = int64(100 - i)
+	for i := range next.Queues.Len() { // the counts turn over: a live sort would reverse the rows
+		next.Queues.At(i).Expired = int64(100 - i)
 	}
-	next.Queues = append(next.Queues, &model.Queue{Name: "zz-new", Expired: 1000, OldestPendingAgeMs: -1})
+	next.Queues = next.Queues.Append(&model.Queue{Name: "zz-new", Expired: 1000, OldestPendingAgeMs: -1})
 	next.TakenAt = next.TakenAt.Add(time.Second)
 	m.Update(snapshotMsg{snap: next, seq: m.pollSeq})
 	after := names()
@@ -673,7 +672,7 @@ func TestFilterByStatus(t *testing.T) {
 	press(m, "/", "s", "t", "a", "t", "u", "s", ":", "s", "t", "u", "c", "k", "enter")
 	var got []string
 	for _, qi := range m.queues.view {
-		q := m.queues.c.fold.Snap.Queues[qi]
+		q := m.queues.c.fold.Snap.Queues.At(qi)
 		got = append(got, q.Name)
 		if q.Expired == 0 {
 			t.Errorf("%s kept by /status:stuck with nothing expired", q.Name)

@@ -135,13 +135,13 @@ func toJSON(s *model.Snapshot, idx []int) jsonSnapshot {
 		out.Nodes = append(out.Nodes, j)
 	}
 	if idx == nil {
-		idx = make([]int, len(s.Queues))
+		idx = make([]int, s.Queues.Len())
 		for i := range idx {
 			idx[i] = i
 		}
 	}
 	for _, i := range idx {
-		q := s.Queues[i]
+		q := s.Queues.At(i)
 		jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
 			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
 		if q.Detail {
@@ -213,7 +213,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 		}
 	}
 	unread, first := 0, ""
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		if q.Unread {
 			if unread++; first == "" {
 				first = textgate.Text(q.Name) + ": " + textgate.Text(q.Err)
@@ -240,7 +240,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		version = "unset"
 	}
 	fmt.Fprintf(w, "%s · %d/%d primaries · %s · %s pending · %s active · %s expired · protocol %s · server time %s\n",
-		textgate.Text(s.Target), up, total, model.Count(int64(len(s.Queues)), "queue", "queues"), model.Commas(p), model.Commas(a), model.Commas(e), textgate.Text(version),
+		textgate.Text(s.Target), up, total, model.Count(int64(s.Queues.Len()), "queue", "queues"), model.Commas(p), model.Commas(a), model.Commas(e), textgate.Text(version),
 		time.UnixMilli(s.ServerTimeMs).UTC().Format("2006-01-02 15:04:05.000Z"))
 	fmt.Fprintln(w)
 	nodes := table{left: map[int]bool{0: true, 1: true, 8: true}}
@@ -257,7 +257,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 	fmt.Fprintln(w)
 	queues := table{left: map[int]bool{0: true, 2: true, 8: true}}
 	queues.row("QUEUE", "SLOT", "NODE", "PENDING", "ACTIVE", "SCHEDULED", "EXPIRED", "OLDEST", "ERROR")
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		oldest := "–"
 		if age := s.OldestAge(q); age >= 0 {
 			oldest = (time.Duration(age) * time.Millisecond).Round(time.Second).String()

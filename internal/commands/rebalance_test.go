@@ -129,7 +129,7 @@ func TestRebalanceApplied(t *testing.T) {
 		// the queue whose keys are split cannot be read whole (TRYAGAIN):
 		// it keeps its last figures, marked stale, with the reason in
 		// words; every other queue is read
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			moving := q.Slot == m.Slot
 			if moving && q.Unread && (!q.Stale || !strings.Contains(q.Err, "its slot is being moved")) {
 				t.Errorf("mid-move, %s: stale %v, %q", q.Name, q.Stale, q.Err)

@@ -130,7 +130,7 @@ func writeWatch(w io.Writer, seq int, snap *model.Snapshot, d *deltas, pollErr e
 			l.ReadWhy = map[string]int{}
 		}
 		for k, i := range idx {
-			l.Queues[k].Trend = trendJSON(snap.Trend(snap.Queues[i]))
+			l.Queues[k].Trend = trendJSON(snap.Trend(snap.Queues.At(i)))
 		}
 		line = l
 	}

@@ -45,11 +45,11 @@ type deltas struct {
 func (d *deltas) pick(s *model.Snapshot) (idx []int, gone []string, are string) {
 	fineStart, nowMs := s.Clock.FineStart(), s.Clock.NowMs()
 	first := d.last == nil
-	next := make([]sent, len(s.Queues))
+	next := make([]sent, s.Queues.Len())
 	idx = []int{} // none changed: an empty list, not every queue
 	j := 0
-	for i := range s.Queues {
-		q := s.Queues[i]
+	for i := range s.Queues.Len() {
+		q := s.Queues.At(i)
 		next[i] = sentOf(q)
 		for j < len(d.last) && d.last[j].name < q.Name {
 			gone = append(gone, d.last[j].name)

@@ -10,7 +10,7 @@ import (
 func names(s *model.Snapshot, idx []int) []string {
 	out := []string{}
 	for _, i := range idx {
-		out = append(out, s.Queues[i].Name)
+		out = append(out, s.Queues.At(i).Name)
 	}
 	return out
 }
@@ -18,7 +18,7 @@ func names(s *model.Snapshot, idx []int) []string {
 // A line after the first carries the queues whose figures changed, new
 // ones among them, and names those gone; --whole carries every queue.
 func TestWatchDeltas(t *testing.T) {
-	snap := func(qs ...*model.Queue) *model.Snapshot { return &model.Snapshot{Queues: qs} }
+	snap := func(qs ...*model.Queue) *model.Snapshot { return &model.Snapshot{Queues: model.ListOf(qs...)} }
 	s1 := snap(&model.Queue{Name: "a", Pending: 1}, &model.Queue{Name: "b", Pending: 2}, &model.Queue{Name: "c", Pending: 3})
 	s2 := snap(&model.Queue{Name: "a", Pending: 4}, &model.Queue{Name: "c", Pending: 3}, &model.Queue{Name: "d", Pending: 1})
 	s3 := snap(&model.Queue{Name: "a", Pending: 4}, &model.Queue{Name: "c", Pending: 3, Stale: true}, &model.Queue{Name: "d", Pending: 1})
@@ -36,7 +36,7 @@ func TestWatchDeltas(t *testing.T) {
 		if are != c.are[0] || !slices.Equal(names(c.s, idx), c.want) || !slices.Equal(gone, c.wGone) {
 			t.Errorf("line %d: %s %v gone %v; want %s %v gone %v", i+1, are, names(c.s, idx), gone, c.are[0], c.want, c.wGone)
 		}
-		if idx, gone, are := whole.pick(c.s); are != queuesAll || len(idx) != len(c.s.Queues) || gone != nil {
+		if idx, gone, are := whole.pick(c.s); are != queuesAll || len(idx) != c.s.Queues.Len() || gone != nil {
 			t.Errorf("--whole, line %d: %s, %d queues, gone %v", i+1, are, len(idx), gone)
 		}
 	}
@@ -54,7 +54,7 @@ func TestWatchDeltasSendASettledTrend(t *testing.T) {
 		if i == 0 {
 			h.Put("x", [model.Metrics]int64{model.MPending: 5})
 		}
-		s := &model.Snapshot{Queues: []*model.Queue{{Name: "x", Pending: 5, Past: h.Past("x")}}, Clock: h.Clock()}
+		s := &model.Snapshot{Queues: model.ListOf(&model.Queue{Name: "x", Pending: 5, Past: h.Past("x")}), Clock: h.Clock()}
 		if idx, _, _ := d.pick(s); len(idx) == 1 {
 			sentAt = append(sentAt, i)
 		}

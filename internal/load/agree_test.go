@@ -54,14 +54,16 @@ func TestChangeDrivenAgreesWithFullAtScale(t *testing.T) {
 		return s
 	}
 	// tracking runs on every primary and a poll read changes alone
+	var before *model.Snapshot
 	vtest.Until(t, 2*time.Minute, "the change-driven poller to read changes with every primary tracked", func() bool {
 		s := poll(change)
+		before = s
 		for _, nd := range s.Nodes {
 			if nd.Role == model.RolePrimary && !nd.Tracking {
 				return false
 			}
 		}
-		return s.Poll.Read == "changes" && len(s.Queues) == n
+		return s.Poll.Read == "changes" && s.Queues.Len() == n
 	})
 	for i := 0; i < 500; i++ {
 		if _, err := echomq.Enqueue(ctx, c, name(i*397%n), []byte("{}")); err != nil {
@@ -76,13 +78,28 @@ func TestChangeDrivenAgreesWithFullAtScale(t *testing.T) {
 		}
 		claimed = append(claimed, q)
 	}
-	poll(change) // reads the claims as writes, learns their deadlines
+	// reads the claims as writes, learns their deadlines; its list is the
+	// last one's with the queues whose figures changed put in: at most
+	// 700 of its chunks are new (none when the invalidations come later),
+	// the others the last list's, shared (a list copied whole: all new)
+	if s := poll(change); s.Queues.Len() == before.Queues.Len() {
+		chunks, fresh := 0, 0
+		for i := 0; i < s.Queues.Len(); i += model.QueueChunk {
+			chunks++
+			if !s.Queues.Shares(before.Queues, i) {
+				fresh++
+			}
+		}
+		if fresh > 700 {
+			t.Errorf("after 700 writes, %d of the list's %d chunks are new (read %s %v)", fresh, chunks, s.Poll.Read, s.Poll.Why)
+		}
+	}
 	for _, q := range claimed {
 		vtest.UntilExpired(t, c, q, 1)
 	}
 	want := poll(full)
 	byName := map[string]*model.Queue{}
-	for _, q := range want.Queues {
+	for _, q := range want.Queues.All() {
 		byName[q.Name] = q
 	}
 	var last *model.Snapshot
@@ -90,11 +107,11 @@ func TestChangeDrivenAgreesWithFullAtScale(t *testing.T) {
 	agrees := func() bool {
 		last = poll(change)
 		diff = ""
-		if len(last.Queues) != len(want.Queues) {
-			diff = fmt.Sprintf("%d queues, the full poller %d", len(last.Queues), len(want.Queues))
+		if last.Queues.Len() != want.Queues.Len() {
+			diff = fmt.Sprintf("%d queues, the full poller %d", last.Queues.Len(), want.Queues.Len())
 			return false
 		}
-		for _, q := range last.Queues {
+		for _, q := range last.Queues.All() {
 			w := byName[q.Name]
 			if w == nil || q.Pending != w.Pending || q.Active != w.Active || q.Expired != w.Expired || q.Stale {
 				diff = fmt.Sprintf("%s: %d/%d/%d stale %v, the full poller %+v", q.Name, q.Pending, q.Active, q.Expired, q.Stale, w)
@@ -110,7 +127,7 @@ func TestChangeDrivenAgreesWithFullAtScale(t *testing.T) {
 		t.Errorf("the agreeing poll read %s, carried %d of %d: not a change-driven poll", last.Poll.Read, last.Poll.Carried, n)
 	}
 	var expired int64
-	for _, q := range last.Queues {
+	for _, q := range last.Queues.All() {
 		expired += q.Expired
 	}
 	if expired != int64(len(claimed)) {

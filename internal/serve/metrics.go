@@ -119,8 +119,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	for i := range snap.Queues {
-		q := snap.Queues[i]
+	for i := range snap.Queues.Len() {
+		q := snap.Queues.At(i)
 		name := textgate.Text(q.Name)
 		if !once("queue", name) {
 			continue

@@ -24,21 +24,30 @@ func NewSeeder(tb testing.TB, c valkey.Client) *Seeder { return &Seeder{tb: tb, 
 // Job writes a job row (attempts 1) and puts its id in the queue's set of
 // type typ (keyspace.TypePending or keyspace.TypeActive) at score.
 func (s *Seeder) Job(queue, typ string, score float64) {
-	id := keyspace.JobIDPrefix + ulid.Make().String() // as echomq.NewJobID mints them
-	row, err := keyspace.JobKey(queue, id)
+	cmds, err := JobCommands(s.c, queue, typ, score)
 	if err != nil {
 		s.tb.Fatal(err)
 	}
-	set, err := keyspace.QueueKey(queue, typ)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	s.cmds = append(s.cmds,
-		s.c.B().Hset().Key(row).FieldValue().FieldValue("payload", "{}").FieldValue("attempts", "1").Build(),
-		s.c.B().Zadd().Key(set).ScoreMember().ScoreMember(score, id).Build())
+	s.cmds = append(s.cmds, cmds...)
 	if len(s.cmds) >= 20000 {
 		s.Flush()
 	}
+}
+
+// JobCommands are the commands that write a new job of queue, as Job does.
+func JobCommands(c valkey.Client, queue, typ string, score float64) (valkey.Commands, error) {
+	id := keyspace.JobIDPrefix + ulid.Make().String() // as echomq.NewJobID mints them
+	row, err := keyspace.JobKey(queue, id)
+	if err != nil {
+		return nil, err
+	}
+	set, err := keyspace.QueueKey(queue, typ)
+	if err != nil {
+		return nil, err
+	}
+	return valkey.Commands{
+		c.B().Hset().Key(row).FieldValue().FieldValue("payload", "{}").FieldValue("attempts", "1").Build(),
+		c.B().Zadd().Key(set).ScoreMember().ScoreMember(score, id).Build()}, nil
 }
 
 // Flush sends what is buffered.

@@ -1,0 +1,134 @@
+package model
+
+import (
+	"iter"
+	"slices"
+)
+
+// queueChunkBits: a QueueList holds its queues in chunks of 64.
+const queueChunkBits = 6
+
+// QueueChunk is how many queues a chunk of a QueueList holds.
+const QueueChunk = 1 << queueChunkBits
+
+// QueueList is a snapshot's queues, in order, in chunks that consecutive
+// snapshots share where none of their queues changed: a poll of a million
+// queues that changed a thousand makes a list of a thousand new chunks and
+// a table of 16,000, not an array of a million (8 MB a poll for the
+// garbage collector). A list is never written once made: With makes a new
+// one. The zero value is empty.
+type QueueList struct {
+	chunks [][]*Queue // each QueueChunk long but the last
+	n      int
+}
+
+// ListOf is a list of qs, in that order (qs is copied).
+func ListOf(qs ...*Queue) QueueList {
+	var b QueueListBuilder
+	for _, q := range qs {
+		b.Add(q)
+	}
+	return b.List()
+}
+
+// Len is how many queues the list holds.
+func (l QueueList) Len() int { return l.n }
+
+// At is the queue at place i (0 ≤ i < Len).
+func (l QueueList) At(i int) *Queue {
+	if i < 0 || i >= l.n {
+		panic("model: QueueList index out of range")
+	}
+	return l.chunks[i>>queueChunkBits][i&(QueueChunk-1)]
+}
+
+// All yields each place and queue, in order.
+func (l QueueList) All() iter.Seq2[int, *Queue] {
+	return func(yield func(int, *Queue) bool) {
+		i := 0
+		for _, c := range l.chunks {
+			for _, q := range c {
+				if !yield(i, q) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// Slice is the queues in one new slice.
+func (l QueueList) Slice() []*Queue {
+	out := make([]*Queue, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// With is l with the queue at each place idx[k] replaced by qs[k]; idx
+// ascending. The chunks with no place in idx are l's, shared.
+func (l QueueList) With(idx []int, qs []*Queue) QueueList {
+	if len(idx) == 0 {
+		return l
+	}
+	out := QueueList{chunks: slices.Clone(l.chunks), n: l.n}
+	last := -1
+	for k, i := range idx {
+		c := i >> queueChunkBits
+		if c != last {
+			out.chunks[c] = slices.Clone(l.chunks[c])
+			last = c
+		}
+		out.chunks[c][i&(QueueChunk-1)] = qs[k]
+	}
+	return out
+}
+
+// Shares reports whether l and m hold the very same chunk at place i's
+// (and so the same queues at every place of it), with no look at a queue.
+func (l QueueList) Shares(m QueueList, i int) bool {
+	c := i >> queueChunkBits
+	if c >= len(l.chunks) || c >= len(m.chunks) {
+		return false
+	}
+	a, b := l.chunks[c], m.chunks[c]
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// ChunkEnd is the first place after the chunk that holds place i.
+func ChunkEnd(i int) int { return (i>>queueChunkBits + 1) << queueChunkBits }
+
+// QueueListBuilder makes a QueueList a queue at a time.
+type QueueListBuilder struct{ l QueueList }
+
+// Add puts q after the queues added so far.
+func (b *QueueListBuilder) Add(q *Queue) {
+	c := len(b.l.chunks) - 1
+	if c < 0 || len(b.l.chunks[c]) == QueueChunk {
+		b.l.chunks = append(b.l.chunks, make([]*Queue, 0, QueueChunk))
+		c++
+	}
+	b.l.chunks[c] = append(b.l.chunks[c], q)
+	b.l.n++
+}
+
+// List is the queues added; the builder starts empty again.
+func (b *QueueListBuilder) List() QueueList {
+	l := b.l
+	b.l = QueueList{}
+	return l
+}
+
+// Append is l with qs after its queues; l is left as it was (its last
+// chunk, when not full, is copied, never written).
+func (l QueueList) Append(qs ...*Queue) QueueList {
+	b := QueueListBuilder{l: QueueList{chunks: slices.Clone(l.chunks), n: l.n}}
+	if c := len(b.l.chunks) - 1; c >= 0 && len(b.l.chunks[c]) < QueueChunk {
+		b.l.chunks[c] = append(make([]*Queue, 0, QueueChunk), b.l.chunks[c]...)
+	}
+	for _, q := range qs {
+		b.Add(q)
+	}
+	return b.List()
+}
