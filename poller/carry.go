@@ -93,7 +93,7 @@ func (rd *readings) of(i int) *model.Queue {
 // snapshot stale or unread (each of those would change without a read).
 func (p *Poller) byDifference(a *assembly) bool {
 	l := p.last
-	if p.prev == nil || p.ch.skip == nil || l.topo != a.topo || l.unread > 0 ||
+	if p.prev == nil || p.ch.due == nil || l.topo != a.topo || l.unread > 0 ||
 		len(l.queues) != len(a.queues) || p.prev.Queues.Len() != len(a.queues) ||
 		(len(a.queues) > 0 && &l.queues[0] != &a.queues[0]) {
 		return false
@@ -144,16 +144,13 @@ func (p *Poller) assembleChanged(a *assembly) {
 		puts = append(puts, q)
 		a.learn(i, q, old)
 	}
-	skip := p.ch.skip
-	for i, s := range skip {
-		if s {
-			snap.Poll.Carried++ // its node answered: carry() keeps it
-		} else {
-			put(i)
-		}
+	due := p.ch.due
+	snap.Poll.Carried = len(due) - len(p.ch.dueList) // their nodes answered: carry() keeps them
+	for _, i := range p.ch.dueList {
+		put(i)
 	}
 	for _, i := range p.last.detail {
-		if skip[i] {
+		if !due[i] {
 			put(i) // carried without its job lists
 		}
 	}
@@ -228,7 +225,7 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 	}
 	owner := a.topo.OwnerOf(slot)
 	switch fresh := a.rd.of(i); {
-	case prev != nil && owner != nil && p.ch.skip != nil && p.ch.skip[i] && a.nodeNow[owner.Addr] > 0:
+	case prev != nil && owner != nil && p.ch.due != nil && !p.ch.due[i] && a.nodeNow[owner.Addr] > 0:
 		// not read: nothing of it changed, and its node answered
 		q, carried = carry(prev, owner.Addr), true
 	case fresh != nil && prev != nil && owner != nil && sameReading(prev, fresh, owner.Addr):

@@ -56,9 +56,13 @@ type changes struct {
 	stretch  int       // the budget's: the sweep takes this many times Sweep
 
 	// what the last filter chose, for assemble
-	full    map[string]string // nodes read in full, and why
-	skip    []bool            // queues (by poll index) not read: their reading carries over
-	spare   []bool            // skip's array, kept between polls
+	full map[string]string // nodes read in full, and why
+	// due: the queues (by poll index) a change-driven poll reads, the
+	// others' readings carry over; nil in a poll that reads every queue.
+	// dueList lists them; spare is due's array, kept between polls.
+	due     []bool
+	dueList []int
+	spare   []bool
 	read    string
 	why     map[string]int
 	sweepBy map[string]int // the sweep's scripts by node
@@ -100,7 +104,7 @@ func (p *Poller) fullWhy() string {
 // need reading. It records in p.ch which queues carry over and why.
 func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []string, plans []nodePlan, clients map[string]valkey.Client) []nodePlan {
 	ch := &p.ch
-	ch.read, ch.why, ch.skip, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, map[string]string{}, map[string]int{}
+	ch.read, ch.why, ch.due, ch.dueList, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, nil, map[string]string{}, map[string]int{}
 	primaries := topo.Primaries()
 	if why := p.fullWhy(); why != "" {
 		for _, i := range primaries {
@@ -116,13 +120,15 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	p.track(ctx, topo, clients, now)
 	p.sweep(now)
 
-	// one array of a flag a queue, kept from poll to poll (read by this
-	// poll's assemble alone): a megabyte a poll at a million queues
+	// the queues this poll reads, a flag a queue and a list: the array
+	// kept from poll to poll (read by this poll's assemble alone), and
+	// nothing written for a queue not read (a million queues, a few read)
 	if cap(ch.spare) < len(queues) {
 		ch.spare = make([]bool, len(queues))
 	}
-	skip := ch.spare[:len(queues)]
-	clear(skip)
+	isDue := ch.spare[:len(queues)]
+	clear(isDue)
+	dueList := []int{}
 	out := make([]nodePlan, len(plans))
 	total, due := 0, 0
 	for pi, np := range plans {
@@ -139,10 +145,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			full := ch.full[b.owner] != ""
 			if !full && home.settled && ch.need[b.slot] == needNone && !ch.dirty[b.slot] && (home.deadline == 0 || home.deadline > nowMs) {
 				// nothing of it can have changed: no queue of it read,
-				// not even looked at (a million queues, a few read)
-				for _, i := range b.idx {
-					skip[i] = true
-				}
+				// not even looked at
 				continue
 			}
 			r, part := p.reason(b, full, nowMs)
@@ -153,9 +156,6 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 				}
 			}
 			if r == "" {
-				for _, i := range b.idx {
-					skip[i] = true
-				}
 				continue
 			}
 			due++
@@ -164,8 +164,12 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 				ch.sweepBy[np.addr]++
 			}
 			if part != nil {
-				b = b.part(part, skip)
+				b = b.part(part)
 			}
+			for _, i := range b.idx {
+				isDue[i] = true
+			}
+			dueList = append(dueList, b.idx...)
 			out[pi].batches = append(out[pi].batches, b)
 		}
 		if np.primary {
@@ -178,7 +182,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		ch.why, ch.sweepBy = map[string]int{model.ReadFull: total}, map[string]int{}
 		return plans
 	}
-	ch.read, ch.skip = "changes", skip
+	ch.read, ch.due, ch.dueList = "changes", isDue, dueList
 	return out
 }
 
@@ -260,9 +264,9 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	return why, part
 }
 
-// part is the batch of the queues at ks only; the others are marked in
-// skip, their readings carried over.
-func (b batch) part(ks []int, skip []bool) batch {
+// part is the batch of the queues at ks only; the others' readings carry
+// over.
+func (b batch) part(ks []int) batch {
 	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home}
 	in := 0
 	for k := range b.queues {
@@ -271,9 +275,7 @@ func (b batch) part(ks []int, skip []bool) batch {
 			out.queues = append(out.queues, b.queues[k])
 			out.idx = append(out.idx, b.idx[k])
 			out.detail = append(out.detail, b.detail[k])
-			continue
 		}
-		skip[b.idx[k]] = true
 	}
 	return out
 }
