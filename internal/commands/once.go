@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -141,30 +143,70 @@ func toJSON(s *model.Snapshot, idx []int) jsonSnapshot {
 		}
 	}
 	for _, i := range idx {
-		q := s.Queues.At(i)
-		jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
-			Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
-		if q.Detail {
-			pending, active := []jsonJob{}, []jsonJob{}
-			for _, j := range q.PendingJobs {
-				pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, false)})
-			}
-			for _, j := range q.ActiveJobs {
-				jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, true), Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
-				if j.AttemptsOK {
-					a := j.Attempts
-					jj.Attempts = &a
-				}
-				active = append(active, jj)
-			}
-			jq.PendingJobs, jq.ActiveJobs = &pending, &active
-		}
-		out.Queues = append(out.Queues, jq)
+		out.Queues = append(out.Queues, queueJSON(s, s.Queues.At(i)))
 	}
 	for _, f := range s.ForeignKeys {
 		out.ForeignKeys = append(out.ForeignKeys, jsonForeign{Key: f.Key, Reason: f.Reason})
 	}
 	return out
+}
+
+// queueJSON is one queue of s in the --once schema.
+func queueJSON(s *model.Snapshot, q *model.Queue) jsonQueue {
+	jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
+		Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
+	if q.Detail {
+		pending, active := []jsonJob{}, []jsonJob{}
+		for _, j := range q.PendingJobs {
+			pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, false)})
+		}
+		for _, j := range q.ActiveJobs {
+			jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, true), Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
+			if j.AttemptsOK {
+				a := j.Attempts
+				jj.Attempts = &a
+			}
+			active = append(active, jj)
+		}
+		jq.PendingJobs, jq.ActiveJobs = &pending, &active
+	}
+	return jq
+}
+
+// writeJSON writes s in the --once schema, indented, through the text
+// gate: the same bytes as json.MarshalIndent(toJSON(s, nil), "", "  ")
+// and a newline, a queue at a time (a million queues' document is 300
+// MB: built whole, then gated, it was three copies of it in memory).
+func writeJSON(w io.Writer, s *model.Snapshot) error {
+	head, err := json.MarshalIndent(toJSON(s, []int{}), "", "  ")
+	if err != nil {
+		return err
+	}
+	head = textgate.JSON(head)
+	const none = "\n  \"queues\": [],"
+	at := bytes.Index(head, []byte(none))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if at < 0 || s.Queues.Len() == 0 {
+		bw.Write(head)
+	} else {
+		bw.Write(head[:at])
+		bw.WriteString("\n  \"queues\": [")
+		for i, q := range s.Queues.All() {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString("\n    ")
+			b, err := json.MarshalIndent(queueJSON(s, q), "    ", "  ")
+			if err != nil {
+				return err
+			}
+			bw.Write(textgate.JSON(b))
+		}
+		bw.WriteString("\n  ],")
+		bw.Write(head[at+len(none):])
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -182,6 +224,7 @@ func openPoller(cfg poller.Config, opt poller.Options) (p *poller.Poller, close 
 // runOnce takes one snapshot after a whole discovery pass and prints it.
 // Exit status: 0 every node answered, 2 some did not, 1 none could.
 func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr io.Writer) int {
+	LimitMemory() // a million queues take tens of seconds: the heap not left to double
 	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
 		complain(stderr, "emqtop", err)
@@ -200,9 +243,7 @@ func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr 
 		return exitError
 	}
 	if asJSON {
-		b, _ := json.MarshalIndent(toJSON(snap, nil), "", "  ")
-		stdout.Write(textgate.JSON(b))
-		fmt.Fprintln(stdout)
+		writeJSON(stdout, snap)
 	} else {
 		printTable(stdout, snap)
 	}

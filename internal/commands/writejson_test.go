@@ -1,0 +1,51 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/internal/textgate"
+	"github.com/echomq/emqtop/model"
+)
+
+// --once --json written a queue at a time is, byte for byte, the document
+// marshalled whole and gated: no queue, one, many, a queue in detail with
+// jobs, names and errors a terminal would act on, notes and foreign keys.
+func TestWriteJSONIsTheWholeDocument(t *testing.T) {
+	topo := model.NewTopology(true, []model.Node{{Addr: "127.0.0.1:7000", ID: "a", Role: model.RolePrimary, Slots: []model.Range{{Lo: 0, Hi: 16383}}}})
+	for _, n := range []int{0, 1, 3, 200} {
+		s := &model.Snapshot{Topology: topo, Cluster: true, ServerTimeMs: 1_700_000_000_000, Version: "valkey 8.0.1",
+			Notes: []string{"a note \x1b]0;title\x07"}, ForeignKeys: []model.ForeignKey{{Key: "emq:x\u202e", Reason: "odd"}}, ForeignCount: 1,
+			Poll: model.PollStats{Duration: 12 * time.Millisecond, Scripts: n}}
+		for _, nd := range topo.Nodes {
+			s.Nodes = append(s.Nodes, model.NodeStatus{Node: nd, Queues: n})
+		}
+		var b model.QueueListBuilder
+		for i := 0; i < n; i++ {
+			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m\U000E0041", i), Node: "127.0.0.1:7000", Pending: int64(i), Active: 1,
+				OldestPendingAgeMs: -1, Err: map[bool]string{true: "WRONGTYPE \x1b[2J", false: ""}[i%7 == 3]}
+			if i == 1 {
+				q.Detail = true
+				q.PendingJobs = []model.Job{{ID: "emq_1", Valid: true, Score: 5}}
+				q.ActiveJobs = []model.Job{{ID: "x\x1b[31m", AttemptsWhy: model.AttemptsInvalidID}, {ID: "emq_2", Valid: true, Attempts: 2, AttemptsOK: true}}
+			}
+			b.Add(q)
+		}
+		s.Queues = b.List()
+		whole, err := json.MarshalIndent(toJSON(s, nil), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append(textgate.JSON(whole), '\n')
+		var got bytes.Buffer
+		if err := writeJSON(&got, s); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("%d queues: written a queue at a time\n%s\nmarshalled whole\n%s", n, got.Bytes(), want)
+		}
+	}
+}
