@@ -94,7 +94,7 @@ func (p *Poller) fullWhy() string {
 		return "--full"
 	case p.opt.Replicas:
 		return "--replicas (a replica may not yet hold what its primary's tracking reported)"
-	case p.opt.DetailAll:
+	case p.opt.DetailAll || p.opt.Once:
 		return "--once reads everything"
 	}
 	return ""

@@ -132,7 +132,7 @@ func timeOf(r valkey.ValkeyResult) (time.Time, bool) {
 func (p *Poller) scanRounds(ctx context.Context, nc valkey.Client, st *nodeState, res *nodeResult, budget time.Duration) error {
 	start := time.Now()
 	for {
-		replies, err := send(ctx, nc, st, p.scanCmds(nc, st))
+		replies, err := p.sendBounded(ctx, nc, st, p.scanCmds(nc, st))
 		res.commands += scanReplies
 		res.trips++
 		if err == nil {

@@ -52,6 +52,11 @@ type Options struct {
 	// saves is read in full before tracking is tried again, doubled each
 	// time it happens again (up to 16 times) [1m] (tracking.go).
 	TrackingPause time.Duration
+	// Once is one snapshot (--once): every queue read, once, by the poll
+	// after DiscoverAll (its polls walk the keyspace and read no queue:
+	// at a million queues they read each queue twice before, 24 s); no
+	// tracking, no history (one snapshot has no past).
+	Once bool
 	// DetailAll asks every queue for its job lists (--once); the lease
 	// histogram is read only for the queues named by SetDetail.
 	DetailAll bool

@@ -185,9 +185,10 @@ func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]v
 				out[i] = nodeResult{plan: np, err: errAsking}
 				return
 			}
-			nctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
-			defer cancel()
-			out[i] = p.runNode(nctx, nc, np, st, edges)
+			// each round trip is bounded by the timeout (sendBounded), not
+			// the node's whole pipeline: a million queues are several
+			// rounds, seconds of the server's time
+			out[i] = p.runNode(ctx, nc, np, st, edges)
 			st.timedOut = errors.Is(out[i].err, context.DeadlineExceeded)
 		}()
 	}
@@ -268,7 +269,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		}
 	}
 	cuts = append(cuts, len(cmds))
-	replies, err := send(ctx, nc, st, cmds[:cuts[0]])
+	replies, err := p.sendBounded(ctx, nc, st, cmds[:cuts[0]])
 	res.latency, res.commands, res.trips = time.Since(start), cuts[0], 1
 	if err == nil {
 		err = replies[iTime].Error()

@@ -226,6 +226,9 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 		st.listed = st.passes > 0
 	}
 	plans := p.changed(ctx, topo, queues, p.cachedPlan(topo, queues, clients, detail), clients)
+	if p.discoverAll && p.opt.Once {
+		plans = scanOnly(plans)
+	}
 	results := p.run(ctx, plans, clients)
 	if redo := p.redirected(results); len(redo) > 0 {
 		// the slots moved under us: read the topology again and ask the
@@ -245,8 +248,21 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	p.budget(snap)
 	snap.Poll.Duration = time.Since(start)
 	snap.TakenAt = time.Now()
-	p.record(snap)
+	if !p.opt.Once {
+		p.record(snap)
+	}
 	return snap, nil
+}
+
+// scanOnly is plans with no batch: the nodes are sent their discovery
+// pages and no script.
+func scanOnly(plans []nodePlan) []nodePlan {
+	out := make([]nodePlan, len(plans))
+	for i, np := range plans {
+		out[i] = np
+		out[i].batches = nil
+	}
+	return out
 }
 
 // DiscoverAll runs discovery until every primary finished a full SCAN pass

@@ -68,7 +68,7 @@ func (p *Poller) roundQueues() int {
 // is returned for the batches left without a reply.
 func (p *Poller) moreRounds(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Completed, cuts []int, replies []valkey.ValkeyResult, res *nodeResult) ([]valkey.ValkeyResult, error) {
 	for k := 1; k < len(cuts); k++ {
-		more, err := send(ctx, nc, st, cmds[cuts[k-1]:cuts[k]])
+		more, err := p.sendBounded(ctx, nc, st, cmds[cuts[k-1]:cuts[k]])
 		res.trips++
 		if err != nil {
 			return replies, err
@@ -77,6 +77,16 @@ func (p *Poller) moreRounds(ctx context.Context, nc valkey.Client, st *nodeState
 		replies = append(replies, more...)
 	}
 	return replies, nil
+}
+
+// sendBounded is send with the answer awaited for at most the timeout
+// (--timeout): one round trip's bound. A node that does not answer ends
+// its poll after one timeout; one that answers every round in time is
+// read whole, however many rounds it takes.
+func (p *Poller) sendBounded(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Completed) ([]valkey.ValkeyResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
+	defer cancel()
+	return send(ctx, nc, st, cmds)
 }
 
 // errAsking: the node gave no answer in time at an earlier poll and is
@@ -129,7 +139,7 @@ func (p *Poller) retryRound(ctx context.Context, nc valkey.Client, np nodePlan, 
 		at[i] = len(cmds)
 		cmds = append(cmds, p.script(nc, np.batches[bi], edges, nowHint))
 	}
-	replies, err := send(ctx, nc, st, cmds)
+	replies, err := p.sendBounded(ctx, nc, st, cmds)
 	res.commands += len(cmds)
 	res.trips++
 	if err != nil {

@@ -186,6 +186,7 @@ func writeJSON(w io.Writer, s *model.Snapshot) error {
 	const none = "\n  \"queues\": [],"
 	at := bytes.Index(head, []byte(none))
 	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
 	if at < 0 || s.Queues.Len() == 0 {
 		bw.Write(head)
 	} else {
@@ -196,10 +197,14 @@ func writeJSON(w io.Writer, s *model.Snapshot) error {
 				bw.WriteByte(',')
 			}
 			bw.WriteString("\n    ")
-			b, err := json.MarshalIndent(queueJSON(s, q), "    ", "  ")
-			if err != nil {
-				return err
+			jq := queueJSON(s, q)
+			b := appendQueueJSON(buf[:0], &jq)
+			if b == nil {
+				if b, err = json.MarshalIndent(jq, "    ", "  "); err != nil {
+					return err
+				}
 			}
+			buf = b
 			bw.Write(textgate.JSON(b))
 		}
 		bw.WriteString("\n  ],")
@@ -207,6 +212,42 @@ func writeJSON(w io.Writer, s *model.Snapshot) error {
 	}
 	bw.WriteByte('\n')
 	return bw.Flush()
+}
+
+// appendQueueJSON appends jq as json.MarshalIndent(jq, "    ", "  ")
+// writes it, without reflection (a million queues: seconds of it), or
+// returns nil for a queue with job lists or a trend, which it leaves to
+// encoding/json. Strings go through json.Marshal, escapes and all.
+func appendQueueJSON(b []byte, jq *jsonQueue) []byte {
+	if jq.PendingJobs != nil || jq.ActiveJobs != nil || jq.Trend != nil {
+		return nil
+	}
+	str := func(s string) {
+		v, _ := json.Marshal(s)
+		b = append(b, v...)
+	}
+	num := func(field string, n int64) {
+		b = append(b, ",\n      \""...)
+		b = append(b, field...)
+		b = append(b, "\": "...)
+		b = strconv.AppendInt(b, n, 10)
+	}
+	b = append(b, "{\n      \"name\": "...)
+	str(jq.Name)
+	num("slot", int64(jq.Slot))
+	b = append(b, ",\n      \"node\": "...)
+	str(jq.Node)
+	num("pending", jq.Pending)
+	num("active", jq.Active)
+	num("scheduled", jq.Scheduled)
+	num("expired", jq.Expired)
+	num("oldest_pending_age_ms", jq.OldestPendingAgeMs)
+	b = append(b, ",\n      \"error\": "...)
+	str(jq.Error)
+	if jq.Stale {
+		b = append(b, ",\n      \"stale\": true"...)
+	}
+	return append(b, "\n    }"...)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -225,6 +266,7 @@ func openPoller(cfg poller.Config, opt poller.Options) (p *poller.Poller, close 
 // Exit status: 0 every node answered, 2 some did not, 1 none could.
 func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr io.Writer) int {
 	LimitMemory() // a million queues take tens of seconds: the heap not left to double
+	opt.Once = true
 	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
 		complain(stderr, "emqtop", err)

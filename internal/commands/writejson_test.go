@@ -26,7 +26,10 @@ func TestWriteJSONIsTheWholeDocument(t *testing.T) {
 		var b model.QueueListBuilder
 		for i := 0; i < n; i++ {
 			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m\U000E0041", i), Node: "127.0.0.1:7000", Pending: int64(i), Active: 1,
-				OldestPendingAgeMs: -1, Err: map[bool]string{true: "WRONGTYPE \x1b[2J", false: ""}[i%7 == 3]}
+				OldestPendingAgeMs: int64(i%3) - 1, Err: map[bool]string{true: "WRONGTYPE \x1b[2J <&>", false: ""}[i%7 == 3], Stale: i%5 == 2}
+			if i == 4 {
+				q.Name = "bad \xff utf-8 \u2028"
+			}
 			if i == 1 {
 				q.Detail = true
 				q.PendingJobs = []model.Job{{ID: "emq_1", Valid: true, Score: 5}}
