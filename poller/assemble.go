@@ -76,8 +76,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			if home == nil {
 				home = &r.plan.batches[bi]
 			}
-			for k := range r.rows[bi] {
-				q := &r.rows[bi][k].q
+			for k, q := range r.rows[bi] {
 				if d := q.NextDeadlineMs; d > 0 && (home.deadline == 0 || d < home.deadline) {
 					home.deadline = d
 				}
@@ -104,9 +103,14 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	}
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
 	a := assembly{topo: topo, queues: queues, rd: rd, failed: failed, nodeNow: nodeNow, snap: snap}
-	if p.byDifference(&a) {
+	switch {
+	case p.discoverAll && p.opt.Once:
+		// --once's discovery read no queue: its snapshots list none (a
+		// million placeholders, alive beside the poll after's readings,
+		// were a quarter of its peak)
+	case p.byDifference(&a):
 		p.assembleChanged(&a)
-	} else {
+	default:
 		p.assembleAll(&a)
 	}
 	p.last = lastAssembly{topo: topo, queues: queues, unread: a.unread, detail: a.detail, tot: a.tot, touched: a.touched}

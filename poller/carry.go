@@ -41,7 +41,7 @@ type lastAssembly struct {
 // readings finds a queue's fresh reading by its place in the poll's list:
 // an array like the list when the poll read many, a map when it read few
 // (a change-driven poll of a million queues reads a thousand: no array
-// of a million a poll). The readings stay where the decoder put them.
+// of a million a poll). The readings are the decoder's queues.
 type readings struct {
 	fresh []*model.Queue
 	at    []int32       // 1 + the place in fresh
@@ -233,8 +233,7 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 		// same figures, so the same queue, shared, as a carried one is
 		q = prev
 	case fresh != nil:
-		q = new(model.Queue)
-		*q = *fresh
+		q = fresh // the decoder's, this poll's own
 		if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
 			// a name given with --queues that has no keys: a typo, or a
 			// queue that is empty now (EchoMQ keeps no empty set)

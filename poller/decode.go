@@ -14,11 +14,11 @@ const maxForeign = 1000
 
 // decodeBatch reads one snapshot script's reply. A reply that cannot be
 // read fails its queues with the reason; it never panics.
-func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
-	rows := make([]queueRow, len(b.queues))
-	fail := func(msg string) []queueRow {
+func decodeBatch(r valkey.ValkeyResult, b batch) []*model.Queue {
+	rows := make([]*model.Queue, len(b.queues))
+	fail := func(msg string) []*model.Queue {
 		for i, q := range b.queues {
-			rows[i] = queueRow{q: model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, Unread: true, OldestPendingAgeMs: -1}, failed: true}
+			rows[i] = &model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, Unread: true, OldestPendingAgeMs: -1}
 		}
 		return rows
 	}
@@ -28,11 +28,13 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 	}
 	now, _ := arr[0].AsInt64()
 	for i, name := range b.queues {
-		q := model.Queue{Name: name, Slot: b.slot, Node: b.owner, ServerTimeMs: now, OldestPendingAgeMs: -1, Detail: b.detail[i]}
+		// a queue of its own (the snapshot takes it as it is: never an
+		// element of an array, which one queue carried would keep whole)
+		q := &model.Queue{Name: name, Slot: b.slot, Node: b.owner, ServerTimeMs: now, OldestPendingAgeMs: -1, Detail: b.detail[i]}
+		rows[i] = q
 		row, err := arr[1+i].ToArray()
 		if err != nil || len(row) == 0 {
 			q.Err = "unreadable snapshot row"
-			rows[i] = queueRow{q: q, failed: true}
 			continue
 		}
 		if e, _ := row[0].ToString(); e != "" || len(row) < 6 {
@@ -40,7 +42,6 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 				e = "short snapshot row"
 			}
 			q.Err = e
-			rows[i] = queueRow{q: q, failed: true}
 			continue
 		}
 		q.Pending, _ = row[1].AsInt64()
@@ -66,7 +67,6 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []queueRow {
 			q.ActiveJobs = decodeJobs(row[8])
 			q.Hist, _ = row[9].AsIntSlice()
 		}
-		rows[i] = queueRow{q: q}
 	}
 	return rows
 }

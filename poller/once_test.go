@@ -47,6 +47,9 @@ func TestOnceReadsEachQueueOnce(t *testing.T) {
 	if err := p.DiscoverAll(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if p.prev == nil || p.prev.Queues.Len() != 0 {
+		t.Fatal("discovery's snapshots list queues it did not read")
+	}
 	if n := evalshaCalls(t, cl) - before; n != 0 {
 		t.Fatalf("discovery ran %d snapshot scripts", n)
 	}

@@ -51,16 +51,10 @@ type nodeResult struct {
 	nowMs    int64
 	commands int
 	trips    int
-	rows     [][]queueRow // per batch, or nil with batchErr
+	rows     [][]*model.Queue // per batch, or nil with batchErr
 	batchErr []error
 	scanned  []string
 	version  *string
-}
-
-// queueRow is one queue's reading.
-type queueRow struct {
-	q      model.Queue
-	failed bool
 }
 
 // plan groups the queues by slot and node.
@@ -244,33 +238,73 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if st.argTime {
 		nowHint = strconv.FormatInt(time.Now().Add(st.offset).UnixMilli(), 10)
 	}
-	var firstOf, cuts []int
+	// the batches in rounds (send.go): round k is batches rounds[k] to
+	// rounds[k+1]; each round's scripts are built when it is sent and its
+	// replies decoded when they come, so a node's read holds one round's
+	// commands and replies at a time, not all of them (a million queues:
+	// gigabytes at the peak of a full read)
+	rounds := []int{0}
 	inRound := 0
 	for bi := range np.batches {
-		b := &np.batches[bi]
-		if inRound > 0 && inRound+len(b.queues) > p.roundQueues() {
-			cuts, inRound = append(cuts, len(cmds)), 0
+		if n := len(np.batches[bi].queues); inRound > 0 && inRound+n > p.roundQueues() {
+			rounds, inRound = append(rounds, bi), 0
 		}
-		inRound += len(b.queues)
-		if b.asking {
-			add(nc.B().Asking().Build())
+		inRound += len(np.batches[bi].queues)
+	}
+	rounds = append(rounds, len(np.batches))
+	// build appends round k's scripts to cmds, and where each one is
+	build := func(k int, cmds []valkey.Completed) ([]valkey.Completed, []int) {
+		var firstOf []int
+		add := func(c valkey.Completed) int { cmds = append(cmds, c); return len(cmds) - 1 }
+		for bi := rounds[k]; bi < rounds[k+1]; bi++ {
+			b := &np.batches[bi]
+			if b.asking {
+				add(nc.B().Asking().Build())
+			}
+			switch {
+			case nowHint != "": // the time is an argument: built each poll
+				firstOf = append(firstOf, add(p.script(nc, *b, edges, nowHint)))
+			case b.cmd != nil:
+				firstOf = append(firstOf, add(*b.cmd))
+			case p.planQueues > p.opt.PinScriptsUpTo: // built for this poll alone
+				firstOf = append(firstOf, add(p.script(nc, *b, edges, "")))
+			default:
+				c := p.script(nc, *b, edges, "").Pin()
+				b.cmd = &c
+				firstOf = append(firstOf, add(c))
+			}
 		}
-		switch {
-		case nowHint != "": // the time is an argument: built each poll
-			firstOf = append(firstOf, add(p.script(nc, *b, edges, nowHint)))
-		case b.cmd != nil:
-			firstOf = append(firstOf, add(*b.cmd))
-		case p.planQueues > p.opt.PinScriptsUpTo: // built for this poll alone
-			firstOf = append(firstOf, add(p.script(nc, *b, edges, "")))
-		default:
-			c := p.script(nc, *b, edges, "").Pin()
-			b.cmd = &c
-			firstOf = append(firstOf, add(c))
+		return cmds, firstOf
+	}
+	res.rows = make([][]*model.Queue, len(np.batches))
+	res.batchErr = make([]error, len(np.batches))
+	var retry []int
+	// take decodes round k's replies (firstOf: where each batch's is)
+	take := func(k int, replies []valkey.ValkeyResult, firstOf []int) {
+		for j, at := range firstOf {
+			bi, r := rounds[k]+j, replies[at]
+			if err := r.Error(); err != nil {
+				if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() {
+					st.loaded = false
+					retry = append(retry, bi)
+					continue
+				}
+				// every batch of this pipeline asked for TIME when nowHint is
+				// empty: each one refused is retried, not only the first
+				if refusesTime(err) && nowHint == "" {
+					st.argTime = true
+					retry = append(retry, bi)
+					continue
+				}
+				res.batchErr[bi] = err
+				continue
+			}
+			res.rows[bi] = decodeBatch(r, np.batches[bi])
 		}
 	}
-	cuts = append(cuts, len(cmds))
-	replies, err := p.sendBounded(ctx, nc, st, cmds[:cuts[0]])
-	res.latency, res.commands, res.trips = time.Since(start), cuts[0], 1
+	cmds, firstOf := build(0, cmds)
+	replies, err := p.sendBounded(ctx, nc, st, cmds)
+	res.latency, res.commands, res.trips = time.Since(start), len(cmds), 1
 	if err == nil {
 		err = replies[iTime].Error()
 	}
@@ -306,96 +340,24 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 	if iScan >= 0 {
 		p.scannedPage(st, replies[iScan:iScan+scanReplies], &res, start)
 	}
+	take(0, replies, firstOf)
 	// the next rounds; one that fails fails the batches it and the rest hold
-	replies, roundErr := p.moreRounds(ctx, nc, st, cmds, cuts, replies, &res)
-	res.latency = time.Since(start)
-	res.rows = make([][]queueRow, len(np.batches))
-	res.batchErr = make([]error, len(np.batches))
-	var retry []int
-	for bi, b := range np.batches {
-		if firstOf[bi] >= len(replies) {
-			res.batchErr[bi] = roundErr
-			continue
-		}
-		r := replies[firstOf[bi]]
-		if err := r.Error(); err != nil {
-			if ve, ok := valkey.IsValkeyErr(err); ok && ve.IsNoScript() {
-				st.loaded = false
-				retry = append(retry, bi)
-				continue
+	for k := 1; k+1 < len(rounds); k++ {
+		cmds, firstOf = build(k, nil)
+		replies, err := p.sendBounded(ctx, nc, st, cmds)
+		res.trips++
+		if err != nil {
+			for bi := rounds[k]; bi < len(np.batches); bi++ {
+				res.batchErr[bi] = err
 			}
-			// every batch of this pipeline asked for TIME when nowHint is
-			// empty: each one refused is retried, not only the first
-			if refusesTime(err) && nowHint == "" {
-				st.argTime = true
-				retry = append(retry, bi)
-				continue
-			}
-			res.batchErr[bi] = err
-			continue
+			break
 		}
-		res.rows[bi] = decodeBatch(r, b)
+		res.commands += len(cmds)
+		take(k, replies, firstOf)
 	}
+	res.latency = time.Since(start)
 	if len(retry) > 0 && ctx.Err() == nil {
 		p.retryBatches(ctx, nc, np, st, edges, retry, &res)
 	}
 	return res
-}
-
-// script builds one batch's EVALSHA_RO.
-func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string) valkey.Completed {
-	anyDetail := false
-	for _, d := range b.detail {
-		anyDetail = anyDetail || d
-	}
-	if !b.hist {
-		// no histogram wanted (counts only, or --once's job lists): no
-		// edges, so the call stays small and no ZCOUNT per edge is run
-		edges = nil
-	}
-	keys := make([]string, 0, 3*len(b.queues))
-	args := make([]string, 0, 4+len(edges)+2*len(b.queues))
-	args = append(args, nowHint, strconv.Itoa(p.opt.PendingK), strconv.Itoa(p.opt.ActiveM), strconv.Itoa(len(edges)))
-	for _, e := range edges {
-		args = append(args, strconv.FormatInt(e, 10))
-	}
-	for i, q := range b.queues {
-		// built for the batches read, not kept for every queue (issue 24);
-		// discovery and --queues admit valid names only, so KeysOf cannot
-		// refuse here
-		k, _ := keyspace.KeysOf(q)
-		keys = append(keys, k.Pending, k.Active, k.Schedule)
-		if anyDetail {
-			d := "0"
-			if b.detail[i] {
-				d = "1"
-			}
-			args = append(args, k.JobPrefix, d)
-		}
-	}
-	return nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
-}
-
-// serverName reads "valkey 8.1.0" or "redis 7.0.15" from INFO server.
-func serverName(info string) string {
-	var redis, valkeyV, name string
-	for _, line := range strings.Split(info, "\n") {
-		line = strings.TrimSpace(line)
-		if v, ok := strings.CutPrefix(line, "valkey_version:"); ok {
-			valkeyV = v
-		} else if v, ok := strings.CutPrefix(line, "redis_version:"); ok {
-			redis = v
-		} else if v, ok := strings.CutPrefix(line, "server_name:"); ok {
-			name = v
-		}
-	}
-	switch {
-	case valkeyV != "":
-		return "valkey " + valkeyV
-	case name == "valkey":
-		return "valkey " + redis
-	case redis != "":
-		return "redis " + redis
-	}
-	return "unknown"
 }

@@ -51,32 +51,21 @@ func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Co
 // bounded so that it takes a quarter of the timeout at perQueue, the
 // server time a queue was measured to cost at a million queues (20 µs on
 // the test machine, scripts of 61 queues); at least minRound queues.
+// A round is also at most maxRound queues: its replies are held until
+// decoded, ~1.5 KB a queue as the client parses them, and with
+// --timeout 10s a round was 125,000 queues a primary, three at once: 570
+// MB at the peak of a full read.
 const (
 	perQueue = 20 * time.Microsecond
 	minRound = 1000
+	maxRound = 20_000
 )
 
 func (p *Poller) roundQueues() int {
 	if p.opt.RoundQueues > 0 {
 		return p.opt.RoundQueues
 	}
-	return max(minRound, int(p.opt.Timeout/4/perQueue))
-}
-
-// moreRounds sends cmds[cuts[0]:] a round at a time (cuts are the rounds'
-// ends) and appends the replies; a round that fails ends it, and its error
-// is returned for the batches left without a reply.
-func (p *Poller) moreRounds(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Completed, cuts []int, replies []valkey.ValkeyResult, res *nodeResult) ([]valkey.ValkeyResult, error) {
-	for k := 1; k < len(cuts); k++ {
-		more, err := p.sendBounded(ctx, nc, st, cmds[cuts[k-1]:cuts[k]])
-		res.trips++
-		if err != nil {
-			return replies, err
-		}
-		res.commands += cuts[k] - cuts[k-1]
-		replies = append(replies, more...)
-	}
-	return replies, nil
+	return min(maxRound, max(minRound, int(p.opt.Timeout/4/perQueue)))
 }
 
 // sendBounded is send with the answer awaited for at most the timeout

@@ -1,0 +1,68 @@
+package poller
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/emqtop/keyspace"
+)
+
+// script builds one batch's EVALSHA_RO.
+func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string) valkey.Completed {
+	anyDetail := false
+	for _, d := range b.detail {
+		anyDetail = anyDetail || d
+	}
+	if !b.hist {
+		// no histogram wanted (counts only, or --once's job lists): no
+		// edges, so the call stays small and no ZCOUNT per edge is run
+		edges = nil
+	}
+	keys := make([]string, 0, 3*len(b.queues))
+	args := make([]string, 0, 4+len(edges)+2*len(b.queues))
+	args = append(args, nowHint, strconv.Itoa(p.opt.PendingK), strconv.Itoa(p.opt.ActiveM), strconv.Itoa(len(edges)))
+	for _, e := range edges {
+		args = append(args, strconv.FormatInt(e, 10))
+	}
+	for i, q := range b.queues {
+		// built for the batches read, not kept for every queue (issue 24);
+		// discovery and --queues admit valid names only, so KeysOf cannot
+		// refuse here
+		k, _ := keyspace.KeysOf(q)
+		keys = append(keys, k.Pending, k.Active, k.Schedule)
+		if anyDetail {
+			d := "0"
+			if b.detail[i] {
+				d = "1"
+			}
+			args = append(args, k.JobPrefix, d)
+		}
+	}
+	return nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+}
+
+// serverName reads "valkey 8.1.0" or "redis 7.0.15" from INFO server.
+func serverName(info string) string {
+	var redis, valkeyV, name string
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "valkey_version:"); ok {
+			valkeyV = v
+		} else if v, ok := strings.CutPrefix(line, "redis_version:"); ok {
+			redis = v
+		} else if v, ok := strings.CutPrefix(line, "server_name:"); ok {
+			name = v
+		}
+	}
+	switch {
+	case valkeyV != "":
+		return "valkey " + valkeyV
+	case name == "valkey":
+		return "valkey " + redis
+	case redis != "":
+		return "redis " + redis
+	}
+	return "unknown"
+}
