@@ -10,7 +10,7 @@ import (
 // Options tune a poller. Zero values take the defaults in brackets.
 type Options struct {
 	Target          string        // what to call the connection in the snapshot
-	Timeout         time.Duration // per node, per poll [2s]
+	Timeout         time.Duration // a node's answer to one round trip, at most [2s]
 	PendingK        int           // pending jobs read per detailed queue [20]
 	ActiveM         int           // active jobs read per detailed queue [50]
 	Window          time.Duration // the lease timeline spans now±Window [60s]

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -90,14 +91,21 @@ func BenchmarkMillion(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s := *m.raw
-			qs := s.Queues.Slice()
+			// the list as the poller makes it: the last one with the
+			// changed queues put in, the other chunks shared
+			put := map[int]*model.Queue{}
 			for k := 0; k < 1000; k++ {
-				i := (round*7919 + k*997) % len(qs)
-				q := *qs[i]
+				i := (round*7919 + k*997) % s.Queues.Len()
+				q := *s.Queues.At(i)
 				q.Pending, q.Expired = q.Pending+1, (q.Expired+1)%3
-				qs[i] = &q
+				put[i] = &q
 			}
-			s.Queues = model.ListOf(qs...)
+			idx := slices.Sorted(maps.Keys(put))
+			qs := make([]*model.Queue, len(idx))
+			for k, i := range idx {
+				qs[k] = put[i]
+			}
+			s.Queues = s.Queues.With(idx, qs)
 			round++
 			b.StartTimer()
 			m.Update(snapshotMsg{external: true, snap: &s})

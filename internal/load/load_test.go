@@ -112,10 +112,13 @@ func write(c valkey.Client, perSecond int, stop <-chan struct{}) error {
 	}
 }
 
-func rssMB() float64 {
+func rssMB() float64 { return statusMB("VmRSS:") }
+
+// statusMB is a size /proc/self/status gives (VmRSS:, VmHWM: the peak).
+func statusMB(field string) float64 {
 	b, _ := os.ReadFile("/proc/self/status")
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
 			return kb / 1024
 		}
@@ -193,17 +196,18 @@ func BenchmarkLoad(b *testing.B) {
 		b.Logf("%d polls after discovery before the steady state", r.Warm)
 		b.ReportMetric(r.FrameMs, "frame-ms")
 		b.ReportMetric(r.RSSMB, "rss-MB")
+		b.ReportMetric(r.PeakMB, "rss-peak-MB")
 		b.ReportMetric(r.HeapMB, "heap-MB")
 		b.ReportMetric(float64(r.Scripts), "scripts/poll")
 	}
 }
 
 type result struct {
-	Queues, Polls, Scripts                            int
-	Warm                                              int // polls after discovery before the measured ones
-	PacedS, PollMs, PollCPUMs, FrameMs, RSSMB, HeapMB float64
-	AllocMB, GCs                                      float64  // a measured poll
-	Reads                                             []string // what each measured poll read, and why
+	Queues, Polls, Scripts                                    int
+	Warm                                                      int // polls after discovery before the measured ones
+	PacedS, PollMs, PollCPUMs, FrameMs, RSSMB, PeakMB, HeapMB float64
+	AllocMB, GCs                                              float64  // a measured poll
+	Reads                                                     []string // what each measured poll read, and why
 }
 
 // TestLoadChild is the dashboard side of BenchmarkLoad; it runs only when
@@ -327,7 +331,7 @@ func TestLoadChild(t *testing.T) {
 	res := result{Queues: snap.Queues.Len(), Polls: polls, Scripts: snap.Poll.Scripts, PacedS: paced.Seconds(),
 		PollMs: float64(median(durs).Microseconds()) / 1000, PollCPUMs: float64(pollCPU.Microseconds()) / 1000,
 		AllocMB: float64(ms1.TotalAlloc-ms0.TotalAlloc) / measured / (1 << 20), GCs: float64(ms1.NumGC-ms0.NumGC) / measured, Warm: warm, FrameMs: float64(median(frames).Microseconds()) / 1000,
-		RSSMB: rssMB(), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads}
+		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads}
 	j, _ := json.Marshal(res)
 	fmt.Println("RESULT " + string(j))
 }
