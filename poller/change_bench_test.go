@@ -40,12 +40,7 @@ func nodeUsec(b *testing.B, cl *testcluster.Cluster, primaries int) []int64 {
 func serverCPUms(b *testing.B, cl *testcluster.Cluster, primaries int) float64 {
 	total := 0.0
 	for _, n := range cl.Nodes[:primaries] {
-		conn, err := testcluster.Dial(n.Addr())
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := conn.String("INFO", "cpu")
-		conn.Close()
+		s, err := testcluster.Info(n.Addr(), "cpu")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,12 +14,7 @@ func evalshaCalls(t *testing.T, cl *testcluster.Cluster) int64 {
 	t.Helper()
 	var n int64
 	for _, nd := range cl.Nodes {
-		conn, err := testcluster.Dial(nd.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := conn.String("INFO", "commandstats")
-		conn.Close()
+		info, err := testcluster.Info(nd.Addr(), "commandstats")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -292,12 +292,10 @@ func TestRequeueCommand(t *testing.T) {
 func commandCalls(t *testing.T, cl *testcluster.Cluster) map[string]int64 {
 	out := map[string]int64{}
 	for _, n := range cl.Nodes {
-		conn, err := testcluster.Dial(n.Addr())
+		s, err := testcluster.Info(n.Addr(), "commandstats")
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ := conn.String("INFO", "commandstats")
-		conn.Close()
 		for _, line := range strings.Split(s, "\n") {
 			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
 			if !ok || !strings.HasPrefix(name, "cmdstat_") {

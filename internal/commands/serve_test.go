@@ -141,12 +141,10 @@ func writeScripts(t *testing.T, cl *testcluster.Cluster) int64 {
 	t.Helper()
 	var n int64
 	for _, node := range cl.Nodes {
-		conn, err := testcluster.Dial(node.Addr())
+		s, err := testcluster.Info(node.Addr(), "commandstats")
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ := conn.String("INFO", "commandstats")
-		conn.Close()
 		for _, line := range strings.Split(s, "\n") {
 			if strings.HasPrefix(line, "cmdstat_evalsha:") || strings.HasPrefix(line, "cmdstat_eval:") {
 				var calls int64

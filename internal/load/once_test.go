@@ -112,12 +112,7 @@ func BenchmarkOnce(b *testing.B) {
 func serverUsec(b *testing.B, cl *testcluster.Cluster) []int64 {
 	var out []int64
 	for _, n := range cl.Nodes {
-		conn, err := testcluster.Dial(n.Addr())
-		if err != nil {
-			b.Fatal(err)
-		}
-		info, err := conn.String("INFO", "commandstats")
-		conn.Close()
+		info, err := testcluster.Info(n.Addr(), "commandstats")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -119,3 +119,13 @@ func (c *Conn) read() (any, error) {
 	}
 	return nil, fmt.Errorf("unexpected reply %q", line)
 }
+
+// Info is a node's INFO section, read on a connection of its own.
+func Info(addr, section string) (string, error) {
+	c, err := Dial(addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return c.String("INFO", section)
+}
