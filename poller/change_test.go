@@ -81,7 +81,13 @@ func TestChangeDrivenPoll(t *testing.T) {
 	}
 	fill(t, c, qs)
 	// no sweep in this test: every read must have a reason of its own
-	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour})
+	// and a discovery pass at least every 5 s: a pass starts as often as
+	// keeps discovery within 1% of a node's time, measured by TIME around
+	// each page, which a server kept off the CPU by a loaded machine
+	// stretches (a page "of 300 ms" puts the next pass 30 s off, up to
+	// RediscoverEvery's minute); the slot move below waits for a queue
+	// that only a pass on its new owner lists
+	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour, RediscoverEvery: 5 * time.Second})
 	untilChanges(t, p)
 
 	s := pollOne(t, p)
