@@ -374,30 +374,3 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 	}
 	return out
 }
-
-// containsFold is strings.Contains(strings.ToLower(s), lowerSub) without
-// allocating for ASCII names.
-func containsFold(s, lowerSub string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return strings.Contains(strings.ToLower(s), lowerSub)
-		}
-	}
-	n := len(lowerSub)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != lowerSub[j] {
-				break
-			}
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
-}
