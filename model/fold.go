@@ -64,25 +64,34 @@ func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 	f := &Fold{Snap: s, byName: true, change: ch,
 		SlotLoad: prev.SlotLoad, SlotExpired: prev.SlotExpired,
 		pending: prev.pending, active: prev.active, expired: prev.expired}
-	var count [keyspace.SlotCount]int32
-	for sl := range count {
-		count[sl] = prev.slotStart[sl+1] - prev.slotStart[sl]
-	}
 	add := func(q *Queue, sign int64) {
 		f.SlotLoad[q.Slot] += sign * q.Load()
 		f.SlotExpired[q.Slot] += sign * q.Expired
-		count[q.Slot] += int32(sign)
 		f.pending += sign * q.Pending
 		f.active += sign * q.Active
 		f.expired += sign * q.Expired
 	}
-	for j, n := range ch.at {
-		if n < 0 {
-			add(prev.Snap.Queues.At(j), -1)
-		}
+	for _, j := range ch.replaced {
+		add(prev.Snap.Queues.At(j), -1)
 	}
 	for _, i := range ch.changed {
 		add(s.Queues.At(i), 1)
+	}
+	if ch.same && ch.slotsSame {
+		// the same queues in the same slots: the slots' index is the
+		// last one's (built once, never written after)
+		f.slotStart, f.slotIdx = prev.slotStart, prev.slotIdx
+		return f
+	}
+	var count [keyspace.SlotCount]int32
+	for sl := range count {
+		count[sl] = prev.slotStart[sl+1] - prev.slotStart[sl]
+	}
+	for _, j := range ch.replaced {
+		count[prev.Snap.Queues.At(j).Slot]--
+	}
+	for _, i := range ch.changed {
+		count[s.Queues.At(i).Slot]++
 	}
 	for sl := range count {
 		f.slotStart[sl+1] = f.slotStart[sl] + count[sl]

@@ -24,13 +24,35 @@ func stableKey(k SortKey) bool { return k != SortOldest && k != SortGrowth }
 const reorderMost = 0.25
 
 // change is how a snapshot's queues stand to the last one's (both sorted
-// by name): where each of the last one's queues is now (-1: gone, or read
-// anew), and the queues now that are new readings, by index.
+// by name). In the steady state of a change-driven poll the names are the
+// same and at the same places (same): the change is then the few queues
+// read anew, with no array over every queue.
 type change struct {
-	from    *Fold
-	at      []int32
-	changed []int
+	from *Fold
+	same bool // the same names at the same places: a queue's index is the last one's
+	// slotsSame: no name read anew sits on another slot (a queue's slot is
+	// its name's; a fake snapshot may say otherwise)
+	slotsSame bool
+	at        []int32 // when !same: where each of the last one's names is now, -1: gone
+	changed   []int   // the queues now that are new readings, ascending
+	replaced  []int   // the last one's queues not carried (gone, or read anew), ascending
+	fresh     bitset  // changed, as bits over the queues now
 }
+
+// where is the place now of the last one's queue j (by name), -1: gone.
+func (c *change) where(j int) int {
+	if c.same {
+		return j
+	}
+	return int(c.at[j])
+}
+
+// bitset is a set of small integers.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // changeFrom walks prev's queues and s's side by side: a queue carried is
 // the same pointer, one compare and no read of it. ok is false when more
@@ -40,22 +62,52 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 		return change{}, false
 	}
 	qs, pqs := s.Queues, prev.Snap.Queues
-	ch := change{from: prev, at: make([]int32, pqs.Len())}
-	complete := WalkByName(qs, pqs, func(i, j int) bool {
-		switch {
-		case i >= 0 && j >= 0 && qs.At(i) == pqs.At(j): // carried
-			ch.at[j] = int32(i)
+	ch := change{from: prev, same: true, slotsSame: true}
+	// at is made at the first name that moves: every name before it sat
+	// where it sits now
+	moved := func(j int) {
+		ch.same = false
+		ch.at = make([]int32, pqs.Len())
+		for k := range j {
+			ch.at[k] = int32(k)
+		}
+	}
+	carried := func(lo, hi int) bool { // a shared chunk: its queues where they were
+		for k := lo; !ch.same && k < hi; k++ {
+			ch.at[k] = int32(k)
+		}
+		return true
+	}
+	complete := WalkByName(qs, pqs, carried, func(i, j int) bool {
+		if ch.same && i != j { // the first name in one list alone
+			moved(max(i, j))
+		}
+		if i >= 0 && j >= 0 && qs.At(i) == pqs.At(j) { // carried
+			if !ch.same {
+				ch.at[j] = int32(i)
+			}
 			return true
-		case j >= 0:
-			ch.at[j] = -1 // gone, or read anew
+		}
+		if j >= 0 {
+			ch.replaced = append(ch.replaced, j)
+			if !ch.same {
+				ch.at[j] = int32(i) // -1: gone
+			}
 		}
 		if i >= 0 {
 			ch.changed = append(ch.changed, i)
+			if j >= 0 && qs.At(i).Slot != pqs.At(j).Slot {
+				ch.slotsSame = false
+			}
 		}
 		return float64(len(ch.changed)) <= reorderMost*float64(qs.Len())
 	})
 	if !complete {
 		return change{}, false
+	}
+	ch.fresh = newBitset(qs.Len())
+	for _, i := range ch.changed {
+		ch.fresh.add(i)
 	}
 	return ch, true
 }
@@ -64,20 +116,27 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 // calls f for each name: i its place in cur, j in prev, -1 where that list
 // has no such name. A queue carried from prev is the same *Queue in both
 // (f can tell with a pointer compare, no read of it); a name in both that
-// is not is a new reading. f returns false to stop the walk, and then
-// WalkByName does.
-func WalkByName(cur, prev QueueList, f func(i, j int) bool) bool {
+// is not is a new reading. A run of queues in a chunk both lists share
+// (every queue of it carried, at the same place) goes to shared, lo to hi
+// exclusive, without a look at any queue; with shared nil, to f one by
+// one. f or shared returns false to stop the walk, and then WalkByName
+// does.
+func WalkByName(cur, prev QueueList, shared func(lo, hi int) bool, f func(i, j int) bool) bool {
 	i, j := 0, 0
 	n, m := cur.Len(), prev.Len()
 	for i < n || j < m {
 		if i == j && i < n && cur.Shares(prev, i) {
 			// a chunk both share: every queue of it carried, none looked at
-			for end := min(ChunkEnd(i), n); i < end; i++ {
+			end := min(ChunkEnd(i), n)
+			if shared != nil && !shared(i, end) {
+				return false
+			}
+			for ; shared == nil && i < end; i++ {
 				if !f(i, i) {
 					return false
 				}
 			}
-			j = i
+			i, j = end, end
 			continue
 		}
 		var more bool
@@ -112,23 +171,29 @@ func WalkByName(cur, prev QueueList, f func(i, j int) bool) bool {
 // ViewAfter is View(filter, key, reverse) of f, made from prevView, the
 // view of prev for the same filter, key and direction: the same order, at
 // the cost of what changed. It falls back to View when it cannot apply.
+// prevView is spent: the result is made in its array (a million rows are
+// 8 MB, a new array each poll kept the collector busy), so the caller
+// must not read it after.
 func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey, reverse bool) []int {
 	if prev == f || !stableKey(key) {
 		return f.View(filter, key, reverse)
 	}
-	ch, ok := f.change, f.change.from == prev && prev != nil
+	ch, ok := &f.change, f.change.from == prev && prev != nil
 	if !ok {
-		ch, ok = changeFrom(prev, f.Snap, f.byName)
+		c, made := changeFrom(prev, f.Snap, f.byName)
+		ch, ok = &c, made
 	}
 	if !ok {
 		return f.View(filter, key, reverse)
 	}
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
-	kept := make([]int, 0, len(prevView)+len(ch.changed))
+	// what is kept: the last view without the queues gone or read anew,
+	// at their places now, compacted in place
+	kept := prevView[:0]
 	for _, pj := range prevView {
-		if n := ch.at[pj]; n >= 0 {
-			kept = append(kept, int(n))
+		if n := ch.where(pj); n >= 0 && !ch.fresh.has(n) {
+			kept = append(kept, n)
 		}
 	}
 	var in []int
@@ -139,17 +204,47 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 	}
 	order := f.order(key, reverse)
 	slices.SortFunc(in, order)
-	// merge: each changed queue goes where a binary search of what is
-	// kept puts it; the runs between are copied whole
-	out := make([]int, 0, len(kept)+len(in))
-	from := 0
-	for _, n := range in {
-		to, _ := slices.BinarySearchFunc(kept[from:], n, order)
-		out = append(out, kept[from:from+to]...)
-		out = append(out, n)
-		from += to
+	// merge from the back, in place: each changed queue goes where a
+	// binary search of what is kept puts it, the runs between moved whole;
+	// out[:hi] is still kept's head while it is searched
+	k := len(kept)
+	out := slices.Grow(kept, len(in))[:k+len(in)]
+	w, hi := len(out), k
+	for x := len(in) - 1; x >= 0; x-- {
+		n := in[x]
+		at, _ := slices.BinarySearchFunc(out[:hi], n, order)
+		w -= hi - at
+		copy(out[w:], out[at:hi])
+		w--
+		out[w] = n
+		hi = at
 	}
-	return append(out, kept[from:]...)
+	return out
+}
+
+// Carry moves a value kept for each of prev's queues (by index) to the
+// same names in f: out[i] is vals[j] for prev's queue j now at i, -1 for a
+// queue new in f. ok is false when f was not made after prev by difference
+// (the caller maps by name then). With the same names at the same places,
+// vals itself is the answer: no array over every queue.
+func (f *Fold) Carry(prev *Fold, vals []int32) (out []int32, ok bool) {
+	ch := &f.change
+	if prev == nil || ch.from != prev || len(vals) != prev.Snap.Queues.Len() {
+		return nil, false
+	}
+	if ch.same {
+		return vals, true
+	}
+	out = make([]int32, f.Snap.Queues.Len())
+	for i := range out {
+		out[i] = -1
+	}
+	for j, v := range vals {
+		if i := ch.where(j); i >= 0 {
+			out[i] = v
+		}
+	}
+	return out, true
 }
 
 // order compares two queues (by index) as View sorts them: the key, the

@@ -109,11 +109,13 @@ func fixture(extra int) *model.Snapshot {
 	s.Queues = s.Queues.Append(
 		&model.Queue{Name: a, Slot: keyspace.QueueSlot(a), Node: owner(a), Pending: 7, OldestPendingAgeMs: 3000, ServerTimeMs: now},
 		&model.Queue{Name: b, Slot: keyspace.QueueSlot(b), Node: owner(b), Pending: 1, Active: 1, OldestPendingAgeMs: 1000, ServerTimeMs: now})
-	for i := 0; i < extra; i++ {
+	bulk := make([]*model.Queue, extra) // appended at once: Append copies the list's chunk table
+	for i := range bulk {
 		q := fmt.Sprintf("bulk-%05d", i)
-		s.Queues = s.Queues.Append(&model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
-			Pending: int64(i % 97), Active: int64(i % 7), Expired: int64(i % 13 / 12), OldestPendingAgeMs: int64(i), ServerTimeMs: now})
+		bulk[i] = &model.Queue{Name: q, Slot: keyspace.QueueSlot(q), Node: owner(q),
+			Pending: int64(i % 97), Active: int64(i % 7), Expired: int64(i % 13 / 12), OldestPendingAgeMs: int64(i), ServerTimeMs: now}
 	}
+	s.Queues = s.Queues.Append(bulk...)
 	// the past, from a real history: orders growing with a gap where a
 	// node did not answer and leases expired for 95 s, fills draining,
 	// tenant-12 steady

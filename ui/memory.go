@@ -78,7 +78,8 @@ func (mem *queueMemory) apply(s *model.Snapshot, now time.Time) *model.Snapshot 
 		}
 	}
 	last := mem.last
-	model.WalkByName(qs, last, func(i, j int) bool {
+	carried := func(lo, hi int) bool { return true } // a chunk both share: nothing changed
+	model.WalkByName(qs, last, carried, func(i, j int) bool {
 		switch {
 		case i >= 0 && j >= 0 && qs.At(i) == last.At(j): // carried: nothing changed
 		case i >= 0: // new, or a new reading

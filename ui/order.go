@@ -10,7 +10,7 @@ type listOrder struct {
 	filter string
 	key    model.SortKey
 	rev    bool
-	view   []int // shared: copied before anything reorders or cuts it
+	view   []int // shared: copied before anything reorders or cuts it; the next ViewAfter spends it
 }
 
 func (o *listOrder) of(f *model.Fold, filter string, key model.SortKey, rev bool) []int {

@@ -56,7 +56,11 @@ type queueList struct {
 	name        string // the selected queue's name
 	sortKey     model.SortKey
 	reverse     bool
-	held        map[string]int // with o: each queue's row when the order was held; nil: the sort decides
+	held        []int32 // with o: each queue's row when the order was held (by index in heldFold), -1: none; nil: the sort decides
+	heldFold    *model.Fold
+	heldRows    int     // the rows held
+	byRank      []int32 // hold's buffers, kept between polls
+	heldView    []int
 	filter      textFilter
 	order       listOrder // the sort's order, kept from poll to poll
 }
@@ -116,47 +120,87 @@ func (l *queueList) clearFilter() bool {
 	return true
 }
 
-func (l *queueList) nextSort()    { l.sortKey = l.sortKey.Next(); l.held = nil; l.refresh() }
-func (l *queueList) reverseSort() { l.reverse = !l.reverse; l.held = nil; l.refresh() }
+func (l *queueList) nextSort()    { l.sortKey = l.sortKey.Next(); l.letGo(); l.refresh() }
+func (l *queueList) reverseSort() { l.reverse = !l.reverse; l.letGo(); l.refresh() }
+
+// letGo lets the rows follow the sort again, and drops what held them.
+func (l *queueList) letGo() { l.held, l.heldFold, l.byRank, l.heldView = nil, nil, nil, nil }
 
 // toggleHold holds the rows where they are (the live sort moves them
 // every poll; htop and k9s offer the same), or lets them follow the sort
 // again; it reports whether they are held now. s and S let go too.
 func (l *queueList) toggleHold() bool {
 	if l.held != nil {
-		l.held = nil
+		l.letGo()
 		l.refresh()
 		return false
 	}
-	l.held = map[string]int{}
-	for i, qi := range l.view {
-		l.held[l.c.fold.Snap.Queues.At(qi).Name] = i
+	l.held = make([]int32, l.c.fold.Snap.Queues.Len())
+	for i := range l.held {
+		l.held[i] = -1
 	}
+	for i, qi := range l.view {
+		l.held[qi] = int32(i)
+	}
+	l.heldFold, l.heldRows = l.c.fold, len(l.view)
 	return true
+}
+
+// carryHeld moves the held rows to the fold shown: by difference when the
+// fold was made after the one they were held on (no work at all when the
+// queues are the same), else by name.
+func (l *queueList) carryHeld() {
+	f := l.c.fold
+	if l.heldFold == f {
+		return
+	}
+	held, ok := f.Carry(l.heldFold, l.held)
+	if !ok {
+		byName := make(map[string]int32, l.heldRows)
+		for j, r := range l.held {
+			if r >= 0 {
+				byName[l.heldFold.Snap.Queues.At(j).Name] = r
+			}
+		}
+		held = make([]int32, f.Snap.Queues.Len())
+		for i, q := range f.Snap.Queues.All() {
+			if r, in := byName[q.Name]; in {
+				held[i] = r
+			} else {
+				held[i] = -1
+			}
+		}
+	}
+	l.held, l.heldFold = held, f
 }
 
 // hold orders the view as it was when held: a queue held keeps its place,
 // a new one goes last, in the sort's order. The held ranks are distinct,
-// so the queues in view are placed by rank in one pass (a stable sort
-// with a map lookup in each compare took seconds at a million queues).
+// so the queues in view are placed by rank in one pass, into buffers kept
+// from poll to poll (a map lookup a queue took half a second at a million).
 func (l *queueList) hold() {
-	qs := l.c.fold.Snap.Queues
-	byRank := make([]int32, len(l.held)) // 1 + the queue in view held at each rank; 0: none
+	l.carryHeld()
+	if cap(l.byRank) < l.heldRows {
+		l.byRank = make([]int32, l.heldRows)
+	}
+	byRank := l.byRank[:l.heldRows] // 1 + the queue in view held at each rank; 0: none
+	clear(byRank)
 	var later []int
 	for _, qi := range l.view {
-		if r, ok := l.held[qs.At(qi).Name]; ok {
+		if r := l.held[qi]; r >= 0 {
 			byRank[r] = int32(qi) + 1
 		} else {
 			later = append(later, qi)
 		}
 	}
-	out := make([]int, 0, len(l.view)) // a new slice: the sort's order is kept for the next poll
+	out := l.heldView[:0] // not the sort's order's array: that is kept for the next poll
 	for _, x := range byRank {
 		if x > 0 {
 			out = append(out, int(x-1))
 		}
 	}
 	l.view = append(out, later...)
+	l.heldView = l.view
 }
 
 // selectName selects the queue of that name (the filter is cleared so it

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -632,18 +633,21 @@ func TestSizeCap(t *testing.T) {
 	}
 }
 
+// rowNames is the queue list's rows, by name, as shown.
+func rowNames(m *Model) []string {
+	var out []string
+	for _, qi := range m.queues.view {
+		out = append(out, m.queues.c.fold.Snap.Queues.At(qi).Name)
+	}
+	return out
+}
+
 // o holds the rows' order while the figures move (the live sort reordered
 // them every poll); a new queue goes last; o again follows the sort.
 func TestHoldTheOrder(t *testing.T) {
 	src := &fakeSource{snap: fixture(0)}
 	m := ready(src, 120, 40, Options{})
-	names := func() []string {
-		var out []string
-		for _, qi := range m.queues.view {
-			out = append(out, m.queues.c.fold.Snap.Queues.At(qi).Name)
-		}
-		return out
-	}
+	names := func() []string { return rowNames(m) }
 	press(m, "o")
 	before := names()
 	next := fixture(0)
@@ -663,6 +667,53 @@ func TestHoldTheOrder(t *testing.T) {
 	press(m, "o")
 	if names()[0] != "zz-new" {
 		t.Errorf("o again: the sort (expired, most first) does not lead with zz-new: %v", names())
+	}
+}
+
+// o holds the order across snapshots made as the poller makes them (by
+// name, the other queues carried): the held rows follow the queues by
+// difference, with the same queues and with one arriving and one going,
+// and they stay where they were held while read anew.
+func TestHoldTheOrderByDifference(t *testing.T) {
+	base := fixture(300)
+	base.Queues = byNameList(base.Queues)
+	base.ByName = true
+	m := ready(&fakeSource{snap: base}, 120, 40, Options{})
+	names := func() []string { return rowNames(m) }
+	press(m, "o")
+	held := names()
+	cur := base
+	for round := range 4 {
+		next := *cur
+		var idx []int
+		var put []*model.Queue
+		for i := round; i < next.Queues.Len(); i += 37 { // new readings a live sort puts first
+			q := *next.Queues.At(i)
+			q.Expired = int64(1000 + i)
+			idx, put = append(idx, i), append(put, &q)
+		}
+		next.Queues = next.Queues.With(idx, put)
+		want := held
+		if round == 2 { // one goes (remembered: it keeps its row), one arrives (last: it was not held)
+			gone := next.Queues.At(5).Name
+			qs := slices.DeleteFunc(next.Queues.Slice(), func(q *model.Queue) bool { return q.Name == gone })
+			qs = append(qs, &model.Queue{Name: "zzz-new", Expired: 5000, OldestPendingAgeMs: -1})
+			next.Queues = model.ListOf(qs...)
+			want = append(slices.Clone(held), "zzz-new")
+		}
+		next.TakenAt = cur.TakenAt.Add(time.Second)
+		ranks := &m.queues.held[0]
+		m.Update(snapshotMsg{external: true, snap: &next})
+		if m.raw != &next {
+			t.Fatalf("round %d: the snapshot was not taken", round)
+		}
+		if same := ranks == &m.queues.held[0]; same != (round != 2) {
+			t.Errorf("round %d: the held rows were carried in place: %v (want: with the same queues alone)", round, same)
+		}
+		if got := names(); !slices.Equal(got, want) {
+			t.Fatalf("round %d: held %d rows, now %d; first %v, want %v", round, len(want), len(got), got[:5], want[:5])
+		}
+		held, cur = want, &next
 	}
 }
 
