@@ -25,6 +25,7 @@ type Fold struct {
 	// the sums of every queue, once a snapshot (a frame draws them twice)
 	pending, active, expired int64
 	change                   change // from the fold it was made after, if any
+	queueNames               []string
 }
 
 // NewFold derives the fold of s in O(queues + slots), with no map.
@@ -81,6 +82,7 @@ func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 		// the same queues in the same slots: the slots' index is the
 		// last one's (built once, never written after)
 		f.slotStart, f.slotIdx = prev.slotStart, prev.slotIdx
+		f.queueNames = prev.queueNames
 		return f
 	}
 	var count [keyspace.SlotCount]int32

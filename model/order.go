@@ -222,6 +222,52 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 	return out
 }
 
+// Cut is the rows of view whose queue's name holds filter (as View
+// filters: case aside), in view's order, written to dst's array (dst may
+// be view itself: the cut is then in place): View(filter) of an order
+// made by View with no filter, or with a filter that filter holds, without
+// sorting again. A long view is matched in the queues' order first, on
+// the fold's names (a sort's order reads each queue's name through its
+// reading: a cache miss each, 100 ms at a million), then cut by the bits.
+func (f *Fold) Cut(dst, view []int, filter string) []int {
+	filter = strings.ToLower(filter)
+	out := dst[:0]
+	if len(view) < f.Snap.Queues.Len()/8 {
+		for _, i := range view {
+			if containsFold(f.Snap.Queues.At(i).Name, filter) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	names := f.names()
+	match := newBitset(len(names))
+	for i, n := range names {
+		if containsFold(n, filter) {
+			match.add(i)
+		}
+	}
+	for _, i := range view {
+		if match.has(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// names is the queues' names, in their order: made when first asked (a
+// filter typed), then shared by every fold made after this one while the
+// names stay at their places.
+func (f *Fold) names() []string {
+	if f.queueNames == nil {
+		f.queueNames = make([]string, f.Snap.Queues.Len())
+		for i, q := range f.Snap.Queues.All() {
+			f.queueNames[i] = q.Name
+		}
+	}
+	return f.queueNames
+}
+
 // Carry moves a value kept for each of prev's queues (by index) to the
 // same names in f: out[i] is vals[j] for prev's queue j now at i, -1 for a
 // queue new in f. ok is false when f was not made after prev by difference

@@ -123,6 +123,29 @@ func BenchmarkMillion(b *testing.B) {
 			_ = m.View()
 		}
 	})
+	// typing a filter: a key's update and the frame after it, the
+	// filter's first key (every name looked at) to its fifth
+	b.Run("filter-keystroke", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Update(keyMsg("/"))
+			for _, k := range []string{"b", "u", "l", "k", "-"} {
+				m.Update(keyMsg(k))
+				_ = m.View()
+			}
+			b.StopTimer()
+			m.Update(keyMsg("esc"))
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(5*b.N), "ms/key")
+	})
+	b.Run("scroll", func(b *testing.B) { // pgdown and its frame
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Update(keyMsg("pgdown"))
+			_ = m.View()
+		}
+	})
 }
 
 // byNameList is l sorted by name, as the poller's snapshots are.

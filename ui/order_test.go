@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -42,8 +43,56 @@ func TestListOrderKeptAcrossPolls(t *testing.T) {
 		if got := m.queues.selectedName(); got != sel {
 			t.Fatalf("round %d: the selection moved from %s to %s", round, sel, got)
 		}
-		if m.c.fold.Index(sel) < 0 || m.queues.order.fold != m.c.fold {
+		if m.c.fold.Index(sel) < 0 || m.queues.order.all.fold != m.c.fold {
 			t.Fatalf("round %d: the order was not made for the fold shown", round)
 		}
 	}
+}
+
+// A filter typed key by key (each narrows the last), cut back, cleared and
+// typed again over new snapshots shows the rows a whole sort with that
+// filter gives; a key that narrows cuts from the last filter's rows.
+func TestFilterCutFromTheOrder(t *testing.T) {
+	s := fixture(300)
+	s.Queues = byNameList(s.Queues)
+	s.ByName = true
+	m := ready(&fakeSource{snap: s}, 120, 40, Options{})
+	check := func(step string) {
+		t.Helper()
+		want := m.c.fold.View(m.queues.filter.Value(), m.queues.sortKey, m.queues.reverse)
+		if !slices.Equal(m.queues.view, want) {
+			t.Fatalf("%s (filter %q): %d rows, a whole sort %d", step, m.queues.filter.Value(), len(m.queues.view), len(want))
+		}
+	}
+	press(m, "/")
+	for _, k := range []string{"B", "u", "l", "k", "-", "0", "0", "1"} {
+		press(m, k)
+		check("typed " + k)
+		if m.queues.filter.Value() == "Bulk-0" && len(m.queues.view) == 0 {
+			t.Fatal("the filter kept nothing: the test proves nothing")
+		}
+	}
+	narrow := len(m.queues.view)
+	press(m, "backspace", "backspace") // wider: cut from every row again
+	check("cut back")
+	if m.queues.filter.Value() != "Bulk-0" || len(m.queues.view) <= narrow {
+		t.Fatalf("backspace: filter %q keeps %d rows, %d before", m.queues.filter.Value(), len(m.queues.view), narrow)
+	}
+	for round := range 3 { // polls with the filter on: the filtered order follows
+		next := *m.raw
+		var idx []int
+		var put []*model.Queue
+		for i := round; i < next.Queues.Len(); i += 11 {
+			q := *next.Queues.At(i)
+			q.Expired = int64(50 + i%7)
+			idx, put = append(idx, i), append(put, &q)
+		}
+		next.Queues = next.Queues.With(idx, put)
+		m.Update(snapshotMsg{external: true, snap: &next})
+		check(fmt.Sprintf("poll %d", round))
+		press(m, "s") // another sort: cut from that sort's order
+		check(fmt.Sprintf("sorted by %v", m.queues.sortKey))
+	}
+	press(m, "esc")
+	check("cleared")
 }
