@@ -139,6 +139,11 @@ func BenchmarkMillion(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(5*b.N), "ms/key")
 	})
+	b.Run("status-filter-snapshot", func(b *testing.B) { // /status:stuck kept, a poll's snapshot
+		m.queues.filter.SetValue("status:stuck")
+		defer m.queues.filter.SetValue("")
+		changed(b)
+	})
 	b.Run("scroll", func(b *testing.B) { // pgdown and its frame
 		b.ReportAllocs()
 		for b.Loop() {

@@ -225,10 +225,11 @@ func (l *queueList) refresh() {
 		f = ""
 	}
 	l.view = l.order.of(l.c.fold, f, l.sortKey, l.reverse)
-	if byStatus { // /status:stuck, stalled, growing, error, down: the STATUS column's first word
+	if byStatus { // /status:stuck, stalled, growing, error, node (down): the STATUS column's start
+		want, snap := strings.TrimSpace(status), l.c.fold.Snap
 		var kept []int
 		for _, qi := range l.view {
-			if w := ansi.Strip(queueStatus(l.c.th, l.c.fold.Snap.Queues.At(qi), l.c.fold.Snap.Trend(l.c.fold.Snap.Queues.At(qi)), l.c.fold.Snap.OldestAge(l.c.fold.Snap.Queues.At(qi)))); strings.HasPrefix(w, strings.TrimSpace(status)) && w != "" {
+			if statusMatch(l.c.th, snap, snap.Queues.At(qi), want) {
 				kept = append(kept, qi)
 			}
 		}
@@ -417,17 +418,66 @@ func idleStatus(th *theme.Theme, since, now time.Time) string {
 }
 
 func liveStatus(th *theme.Theme, q *model.Queue, tr model.Trend, ageMs int64) string {
-	switch {
-	case q.Expired > 0:
+	switch liveKind(q, ageMs, func() bool { return tr.Direction == model.Growing }) {
+	case "stuck":
 		return th.Warn.Render(fmt.Sprintf("stuck: %s expired lease%s", human(q.Expired), plural(q.Expired)))
-	case q.Pending > 0 && q.Active == 0 && ageMs >= stalledAfter.Milliseconds():
+	case "stalled":
 		return th.Warn.Render(fmt.Sprintf("stalled: oldest waits %s, none active", ago(time.Duration(ageMs)*time.Millisecond)))
-	case tr.Direction == model.Growing:
+	case "growing":
 		return th.Warn.Render(fmt.Sprintf("growing %+.1f/s net", tr.PendingNet))
-	case q.Err != "":
+	case "error":
 		return th.Bad.Render("error: " + textgate.Bounded(q.Err, 120))
 	}
 	return ""
+}
+
+// liveKind is the first word of what liveStatus says, in its order;
+// growing is asked only when the kinds before it are not the queue's
+// (trendless: "?" when growing is nil and they are not).
+func liveKind(q *model.Queue, ageMs int64, growing func() bool) string {
+	switch {
+	case q.Expired > 0:
+		return "stuck"
+	case q.Pending > 0 && q.Active == 0 && ageMs >= stalledAfter.Milliseconds():
+		return "stalled"
+	case growing == nil:
+		return "?"
+	case growing():
+		return "growing"
+	case q.Err != "":
+		return "error"
+	}
+	return ""
+}
+
+// statusMatch reports whether q's STATUS text starts with want (a
+// /status: filter; "down" also names a node down), reading no more than
+// it must: the kind of status first, without rendering it, the trend
+// derived only when the filter could want growing or error, the whole text
+// only when want goes past its first word. (The text of every queue, each
+// poll, took seconds at a million queues.)
+func statusMatch(th *theme.Theme, s *model.Snapshot, q *model.Queue, want string) bool {
+	if q.Stale && want != "" && strings.HasPrefix("down", want) {
+		return true
+	}
+	ageMs := s.OldestAge(q)
+	head := "node down"
+	if !q.Stale {
+		var growing func() bool
+		if maybe := func(w string) bool { return strings.HasPrefix(w, want) || strings.HasPrefix(want, w) }; maybe("growing") || maybe("error") {
+			growing = func() bool { return s.Trend(q).Direction == model.Growing }
+		}
+		head = liveKind(q, ageMs, growing)
+	}
+	switch {
+	case head == "" || head == "?":
+		return false
+	case len(want) <= len(head):
+		return strings.HasPrefix(head, want)
+	case !strings.HasPrefix(want, head):
+		return false
+	}
+	return strings.HasPrefix(ansi.Strip(queueStatus(th, q, s.Trend(q), ageMs)), want)
 }
 
 func plural(n int64) string {

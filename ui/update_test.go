@@ -737,6 +737,54 @@ func TestFilterByStatus(t *testing.T) {
 	}
 }
 
+// /status:<word> keeps the rows whose STATUS text starts with it (and
+// /status:down the queues of a node down), read without rendering the
+// text of every queue: the same rows as the rendered text gives, for each
+// kind, a prefix of two, the empty word, and a word past the first.
+func TestFilterByStatusIsTheColumn(t *testing.T) {
+	s := fixture(40)
+	for i := range s.Queues.Len() {
+		q := s.Queues.At(i)
+		switch i % 9 {
+		case 1:
+			q.Stale = true
+		case 2:
+			q.Err = "WRONGTYPE emq:{" + q.Name + "}:active"
+			q.Pending, q.Active, q.Expired = 0, 0, 0
+		case 3:
+			q.Pending, q.Active, q.Expired, q.OldestPendingAgeMs, q.OldestScoreMs = 4, 0, 0, 600_000, s.ServerTimeMs-600_000
+		}
+	}
+	s.Queue("orders").Expired = 0 // its past grows: growing, once not stuck
+	m := ready(&fakeSource{snap: s}, 160, 40, Options{})
+	kinds := map[string]int{}
+	for _, want := range []string{"stuck", "st", "stalled", "growing", "error", "node", "node down", "down", "", "stuck: 1 expired", "x"} {
+		m.queues.filter.SetValue("status:" + want)
+		m.queues.refresh()
+		var got, ref []string
+		for _, qi := range m.queues.view {
+			got = append(got, m.c.fold.Snap.Queues.At(qi).Name)
+		}
+		snap := m.c.fold.Snap
+		for _, qi := range m.c.fold.View("", m.queues.sortKey, m.queues.reverse) {
+			q := snap.Queues.At(qi)
+			text := ansi.Strip(queueStatus(m.c.th, q, snap.Trend(q), snap.OldestAge(q)))
+			if text != "" && strings.HasPrefix(text, want) || want == "down" && q.Stale {
+				ref = append(ref, q.Name)
+			}
+		}
+		if !slices.Equal(got, ref) {
+			t.Errorf("/status:%s keeps %v, the text says %v", want, got, ref)
+		}
+		kinds[want] = len(got)
+	}
+	for _, want := range []string{"stuck", "stalled", "growing", "error", "node", "down"} {
+		if kinds[want] == 0 {
+			t.Errorf("no queue is %s: the fixture proves nothing of it", want)
+		}
+	}
+}
+
 // TestDialogTimesOnTheSessionClock: a running action says how long it has
 // run by the session's clock (it read the machine's, so a test clock or a
 // replay said 0s whatever had passed).
