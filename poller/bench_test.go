@@ -17,13 +17,16 @@ import (
 )
 
 // seedQueues writes n queues straight into the cluster, pipelined: 3
-// pending jobs, 2 active (one of them expired) with their rows.
+// pending jobs, 2 active (one of them expired) with their rows. The names
+// are zero-padded to n's width, so that names[i] is the i-th queue of a
+// snapshot (sorted by name) at every size.
 func seedQueues(b *testing.B, c valkey.Client, n int) []string {
 	now := float64(time.Now().UnixMilli())
 	sd := vtest.NewSeeder(b, c)
-	var names []string
+	width := max(5, len(strconv.Itoa(n-1)))
+	names := make([]string, 0, n)
 	for i := 0; i < n; i++ {
-		q := fmt.Sprintf("bench-%05d", i)
+		q := fmt.Sprintf("bench-%0*d", width, i)
 		names = append(names, q)
 		for j := 0; j < 3; j++ {
 			sd.Job(q, keyspace.TypePending, now-float64(j)*1000)

@@ -182,8 +182,15 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 		}
 		durs = append(durs, time.Since(start))
 		scripts += s.Poll.Scripts
+		if s.Queues.Len() != len(names) {
+			b.Fatalf("a poll read %d queues of %d", s.Queues.Len(), len(names))
+		}
 		for j := range s.Queues.Len() {
-			if s.Queues.At(j).Pending < 3+before[j] { // seeded with 3
+			q := s.Queues.At(j)
+			if q.Name != names[j] {
+				b.Fatalf("reading %d is of queue %q, not %q", j, q.Name, names[j])
+			}
+			if q.Pending < 3+before[j] { // seeded with 3
 				missed++
 			}
 		}
