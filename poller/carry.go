@@ -312,6 +312,6 @@ func carry(prev *model.Queue, owner string) *model.Queue {
 	}
 	q := *prev
 	q.Stale, q.Node = false, owner
-	q.Detail, q.PendingJobs, q.ActiveJobs, q.Hist = false, nil, nil, nil
+	q.Detail, q.Jobs = false, nil
 	return &q
 }

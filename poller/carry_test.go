@@ -31,7 +31,7 @@ func checkSums(t *testing.T, p *Poller, s *model.Snapshot) {
 			w.active += q.Active
 			w.expired += q.Expired
 		}
-		if !q.Detail && (q.PendingJobs != nil || q.ActiveJobs != nil || q.Hist != nil) {
+		if !q.Detail && q.Jobs != nil {
 			t.Errorf("%s is not in detail but has job lists (made by difference: %v)", q.Name, p.last.touched != nil)
 		}
 	}

@@ -160,13 +160,13 @@ func TestChangeDrivenPoll(t *testing.T) {
 	p.SetDetail("q-5")
 	for i := 0; i < 2; i++ {
 		s = pollOne(t, p)
-		if q5 := s.Queue("q-5"); !strings.Contains(why(s), "detail:1") || len(q5.PendingJobs) != 2 {
-			t.Fatalf("detail: %s, %d jobs", why(s), len(q5.PendingJobs))
+		if q5 := s.Queue("q-5"); !strings.Contains(why(s), "detail:1") || len(q5.PendingJobs()) != 2 {
+			t.Fatalf("detail: %s, %d jobs", why(s), len(q5.PendingJobs()))
 		}
 	}
 	p.SetDetail()
-	if s = pollOne(t, p); s.Poll.Scripts != 0 || p.last.touched == nil || s.Queue("q-5").PendingJobs != nil {
-		t.Fatalf("no detail, no write: %s; made by difference %v; q-5's jobs %d", why(s), p.last.touched != nil, len(s.Queue("q-5").PendingJobs))
+	if s = pollOne(t, p); s.Poll.Scripts != 0 || p.last.touched == nil || s.Queue("q-5").PendingJobs() != nil {
+		t.Fatalf("no detail, no write: %s; made by difference %v; q-5's jobs %d", why(s), p.last.touched != nil, len(s.Queue("q-5").PendingJobs()))
 	}
 	if err := echomq.Requeue(ctx, c, "q-3", job.ID, job.Attempts); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ func TestDetailMovesWithoutAReplan(t *testing.T) {
 	_, c := vtest.Cluster(t, 3)
 	fill(t, c, map[string]want{"orders": {active: 3}, "fills": {pending: 2}, "emails": {pending: 1}})
 	p, s := pollAll(t, c, Options{})
-	if s.Queue("orders").ActiveJobs != nil {
+	if s.Queue("orders").ActiveJobs() != nil {
 		t.Fatal("orders read in detail before it was asked for")
 	}
 	plan := func() []*batch {
@@ -38,26 +38,26 @@ func TestDetailMovesWithoutAReplan(t *testing.T) {
 		return s
 	}
 	p.SetDetail("orders")
-	s = poll("orders in detail", func(s *model.Snapshot) bool { return len(s.Queue("orders").ActiveJobs) == 3 })
-	if h := s.Queue("orders").Hist; len(h) == 0 || h[len(h)-1] != 3 {
+	s = poll("orders in detail", func(s *model.Snapshot) bool { return len(s.Queue("orders").ActiveJobs()) == 3 })
+	if h := s.Queue("orders").Hist(); len(h) == 0 || h[len(h)-1] != 3 {
 		t.Errorf("the leases an hour out lie past a minute's window: %v", h)
 	}
 	p.SetWindow(2 * time.Hour) // the scripts' edges change
 	s = poll("the wider window", func(s *model.Snapshot) bool {
-		h := s.Queue("orders").Hist
+		h := s.Queue("orders").Hist()
 		return len(h) > 0 && h[len(h)-1] == 0
 	})
 	var in int64
-	for _, n := range s.Queue("orders").Hist {
+	for _, n := range s.Queue("orders").Hist() {
 		in += n
 	}
 	if in != 3 {
-		t.Errorf("two hours' window: %v holds %d leases, want 3", s.Queue("orders").Hist, in)
+		t.Errorf("two hours' window: %v holds %d leases, want 3", s.Queue("orders").Hist(), in)
 	}
 	p.SetDetail("fills")
-	s = poll("fills in detail", func(s *model.Snapshot) bool { return len(s.Queue("fills").PendingJobs) == 2 })
-	if q := s.Queue("orders"); q.ActiveJobs != nil || q.Detail {
-		t.Errorf("orders keeps its jobs (%d) after the selection moved", len(q.ActiveJobs))
+	s = poll("fills in detail", func(s *model.Snapshot) bool { return len(s.Queue("fills").PendingJobs()) == 2 })
+	if q := s.Queue("orders"); q.ActiveJobs() != nil || q.Detail {
+		t.Errorf("orders keeps its jobs (%d) after the selection moved", len(q.ActiveJobs()))
 	}
 	after := plan()
 	if len(after) != len(before) || len(before) == 0 {

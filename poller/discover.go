@@ -2,7 +2,7 @@ package poller
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -161,7 +161,13 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		return p.qcache
 	}
 	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
-	set := map[string]bool{}
+	// a sorted slice with the duplicates dropped, not a set: a map of a
+	// million names was 47 MB at the peak of every change of the queue set
+	size := 0
+	for _, st := range p.nodes {
+		size += len(st.known) + len(st.passSeen)
+	}
+	out := make([]string, 0, size)
 	primary, walked := map[string]bool{}, map[string]bool{}
 	for _, i := range topo.Primaries() {
 		addr := topo.Nodes[i].Addr
@@ -172,10 +178,12 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		}
 		walked[addr] = st.known != nil // a whole pass of it is done
 		for q := range st.known {
-			set[q] = true
+			out = append(out, q)
 		}
 		for q := range st.passSeen {
-			set[q] = true
+			if !st.known.has(q) {
+				out = append(out, q)
+			}
 		}
 	}
 	// A primary not yet walked whole (a replica just promoted, a node that
@@ -186,36 +194,41 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		if primary[addr] {
 			continue
 		}
-		for _, qs := range []map[string]bool{st.known, st.passSeen} {
+		for _, qs := range []nameSet{st.known, st.passSeen} {
 			for q := range qs {
 				if o := topo.OwnerOf(keyspace.QueueSlot(q)); o != nil && !walked[o.Addr] {
-					set[q] = true
+					out = append(out, q)
 				}
 			}
 		}
 	}
+	slices.Sort(out)
+	out = slices.Compact(out)
 	// A queue polled before whose slot moved since is kept until its new
 	// owner has been walked since the move: its old owner's next pass no
 	// longer finds it, and the queue vanished until the new one's did.
 	p.mu.Lock()
+	kept := len(out)
 	for _, q := range p.polled {
-		if set[q] {
+		if _, found := slices.BinarySearch(out[:kept], q); found {
 			continue
 		}
 		s := keyspace.QueueSlot(q)
 		o := topo.OwnerOf(s)
 		if moved := p.movedAt[s]; o != nil && !moved.IsZero() {
 			if st := p.nodes[o.Addr]; st == nil || st.knownAt.Before(moved) {
-				set[q] = true
+				out = append(out, q)
 			}
 		}
 	}
 	p.mu.Unlock()
-	out := make([]string, 0, len(set))
-	for q := range set {
-		out = append(out, q)
+	if len(out) > kept {
+		slices.Sort(out)
+		out = slices.Compact(out)
 	}
-	sort.Strings(out)
+	if len(out) < cap(out)*3/4 { // a set seen in two passes: not kept at twice its size
+		out = slices.Clone(out)
+	}
 	p.qcache, p.polled = out, out
 	return out
 }

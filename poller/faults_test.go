@@ -347,12 +347,12 @@ func TestQueuesOfANodeNotYetWalked(t *testing.T) {
 		{ID: "b", Addr: b, Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 0, Hi: 16383}}},
 	})
 	p := New(nil, Options{})
-	p.nodes[a] = &nodeState{known: map[string]bool{"orders": true, "fills": true}, passSeen: map[string]bool{}}
-	p.nodes[b] = &nodeState{passSeen: map[string]bool{"orders": true}} // its first pass under way
+	p.nodes[a] = &nodeState{known: nameSet{"orders": {}, "fills": {}}, passSeen: nameSet{}}
+	p.nodes[b] = &nodeState{passSeen: nameSet{"orders": {}}} // its first pass under way
 	if got := strings.Join(p.queues(topo), ","); got != "fills,orders" {
 		t.Errorf("before b is walked: %s, want fills,orders", got)
 	}
-	p.nodes[b].known, p.nodes[b].passSeen = map[string]bool{"orders": true}, map[string]bool{}
+	p.nodes[b].known, p.nodes[b].passSeen = nameSet{"orders": {}}, nameSet{}
 	p.qver++
 	if got := strings.Join(p.queues(topo), ","); got != "orders" {
 		t.Errorf("once b is walked: %s, want orders (fills is gone)", got)
@@ -373,8 +373,8 @@ func TestQueuesOfAMovedSlot(t *testing.T) {
 	})
 	p := New(nil, Options{})
 	walked := time.Now()
-	p.nodes[a] = &nodeState{known: map[string]bool{"fills": true}, knownAt: walked.Add(time.Second), passSeen: map[string]bool{}}
-	p.nodes[b] = &nodeState{known: map[string]bool{}, knownAt: walked, passSeen: map[string]bool{}}
+	p.nodes[a] = &nodeState{known: nameSet{"fills": {}}, knownAt: walked.Add(time.Second), passSeen: nameSet{}}
+	p.nodes[b] = &nodeState{known: nameSet{}, knownAt: walked, passSeen: nameSet{}}
 	p.polled = []string{"fills", "q-7"}
 	p.movedAt[slot] = walked.Add(time.Millisecond) // after b's last pass began
 	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {

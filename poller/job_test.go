@@ -226,7 +226,7 @@ func TestInfiniteScores(t *testing.T) {
 		t.Errorf("a pending job at -inf gave the queue an age of %dms", q.OldestPendingAgeMs)
 	}
 	off := map[string]int8{}
-	for _, j := range append(append([]model.Job{}, q.ActiveJobs...), q.PendingJobs...) {
+	for _, j := range append(append([]model.Job{}, q.ActiveJobs()...), q.PendingJobs()...) {
 		off[j.ID] = j.ScoreOff
 		if j.ScoreOff != 0 && j.Score != 0 {
 			t.Errorf("%s: score %d beside ScoreOff %d", j.ID, j.Score, j.ScoreOff)

@@ -84,34 +84,50 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 	if o := topo.OwnerOf(keyspace.Slot(keyspace.VersionKey)); o != nil {
 		get(o.Addr, true).version = true
 	}
-	bySlot := map[uint16][]int{}
+	// the queues by slot, in slots of first appearance and in their order
+	// within a slot, counted into one array of indices: a map of growing
+	// slices, and each batch's own appends, were twice the plan's size
+	slotOf := make([]uint16, len(queues))
+	var count [keyspace.SlotCount]int32
 	var slots []uint16
 	for i, q := range queues {
 		s := keyspace.QueueSlot(q)
-		if _, ok := bySlot[s]; !ok {
+		if slotOf[i] = s; count[s] == 0 {
 			slots = append(slots, s)
 		}
-		bySlot[s] = append(bySlot[s], i)
+		count[s]++
 	}
+	var at [keyspace.SlotCount]int32 // where each slot's indices begin in order
+	n := int32(0)
+	for _, s := range slots {
+		at[s], n = n, n+count[s]
+	}
+	order := make([]int, len(queues))
+	names := make([]string, len(queues))
+	details := make([]bool, len(queues))
+	for i, s := range slotOf {
+		order[at[s]], names[at[s]] = i, queues[i]
+		details[at[s]] = p.opt.DetailAll || detail[queues[i]]
+		at[s]++
+	}
+	from := 0
 	for _, s := range slots {
 		owner := topo.OwnerOf(s)
+		first := from
+		from += int(count[s])
 		if owner == nil {
 			continue // assemble reports these as uncovered
 		}
 		addr := p.readNode(topo, owner, s, clients)
 		np := get(addr, addr == owner.Addr)
-		qs := bySlot[s]
-		for len(qs) > 0 {
-			n := min(len(qs), p.opt.QueuesPerScript)
-			b := batch{slot: s, owner: owner.Addr, idx: qs[:n]}
-			for _, i := range qs[:n] {
-				q := queues[i]
-				b.queues = append(b.queues, q)
-				b.detail = append(b.detail, p.opt.DetailAll || detail[q])
+		for lo := first; lo < from; lo += p.opt.QueuesPerScript {
+			hi := min(from, lo+p.opt.QueuesPerScript)
+			b := batch{slot: s, owner: owner.Addr, idx: order[lo:hi:hi],
+				queues: names[lo:hi:hi], detail: details[lo:hi:hi]}
+			for _, q := range names[lo:hi] {
 				b.hist = b.hist || detail[q]
 			}
 			np.batches = append(np.batches, b)
-			qs = qs[n:]
 		}
 	}
 	out := make([]nodePlan, 0, len(plans))

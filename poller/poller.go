@@ -42,9 +42,12 @@ type nodeState struct {
 	passStart         time.Time
 	// server time spent on the current pass, and on the last whole one
 	passCost, lastPassCost time.Duration
-	passSeen               map[string]bool
-	known                  map[string]bool // queues found by the last complete pass
-	knownAt                time.Time       // when that pass started
+	// the queues of the current pass and of the last complete one: sets of
+	// names cloned out of the SCAN replies (a name held as a slice of its
+	// key kept the whole reply string alive)
+	passSeen nameSet
+	known    nameSet
+	knownAt  time.Time // when that pass started
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int
@@ -316,7 +319,7 @@ func (p *Poller) passComplete(snap *model.Snapshot, answeringOnly bool) bool {
 func (p *Poller) state(addr string) *nodeState {
 	st := p.nodes[addr]
 	if st == nil {
-		st = &nodeState{passSeen: map[string]bool{}, passForeign: map[string]string{}}
+		st = &nodeState{passSeen: nameSet{}, passForeign: map[string]string{}}
 		p.mu.Lock() // the topology refresher reads the map
 		p.nodes[addr] = st
 		p.mu.Unlock()

@@ -110,37 +110,37 @@ func testCounts(t *testing.T, primaries int) {
 		t.Errorf("nodes up %d/%d", up, total)
 	}
 	o := s.Queue("orders")
-	if len(o.PendingJobs) != 5 || len(o.ActiveJobs) != 5 {
-		t.Fatalf("orders detail: %d pending, %d active jobs", len(o.PendingJobs), len(o.ActiveJobs))
+	if len(o.PendingJobs()) != 5 || len(o.ActiveJobs()) != 5 {
+		t.Fatalf("orders detail: %d pending, %d active jobs", len(o.PendingJobs()), len(o.ActiveJobs()))
 	}
-	for i, j := range o.ActiveJobs {
+	for i, j := range o.ActiveJobs() {
 		if !j.Valid || !j.AttemptsOK || j.Attempts != 1 {
 			t.Errorf("active job %d: %+v", i, j)
 		}
-		if i > 0 && j.Score < o.ActiveJobs[i-1].Score {
+		if i > 0 && j.Score < o.ActiveJobs()[i-1].Score {
 			t.Error("active jobs not by deadline")
 		}
 	}
 	var hist int64
-	for _, h := range o.Hist {
+	for _, h := range o.Hist() {
 		hist += h
 	}
-	if hist != 5 || len(o.Hist) != len(s.Edges)+1 {
-		t.Errorf("histogram %v over %d edges sums to %d, want 5", o.Hist, len(s.Edges), hist)
+	if hist != 5 || len(o.Hist()) != len(s.Edges)+1 {
+		t.Errorf("histogram %v over %d edges sums to %d, want 5", o.Hist(), len(s.Edges), hist)
 	}
 	// the two expired leases lie at or before now: in the buckets up to
 	// the edge 0; the three live ones (an hour out) after the last edge
 	var before int64
 	for i, e := range s.Edges {
 		if e <= 0 {
-			before += o.Hist[i]
+			before += o.Hist()[i]
 		}
 	}
-	if before != 2 || o.Hist[len(o.Hist)-1] != 3 {
-		t.Errorf("histogram %v: %d at or before now (want 2), %d beyond the window (want 3)", o.Hist, before, o.Hist[len(o.Hist)-1])
+	if before != 2 || o.Hist()[len(o.Hist())-1] != 3 {
+		t.Errorf("histogram %v: %d at or before now (want 2), %d beyond the window (want 3)", o.Hist(), before, o.Hist()[len(o.Hist())-1])
 	}
-	if f := s.Queue("fills"); len(f.Hist) > 1 {
-		t.Errorf("fills was not asked for its histogram but has %v", f.Hist)
+	if f := s.Queue("fills"); len(f.Hist()) > 1 {
+		t.Errorf("fills was not asked for its histogram but has %v", f.Hist())
 	}
 	if s.ServerTimeMs == 0 {
 		t.Error("no server time")

@@ -133,8 +133,8 @@ func TestSnapshotReadsNextDeadlineAndOldestScore(t *testing.T) {
 		if idle.NextDeadlineMs != 0 || idle.OldestScoreMs <= 0 {
 			t.Errorf("idle: next deadline %d, oldest score %d", idle.NextDeadlineMs, idle.OldestScoreMs)
 		}
-		if detail && (len(o.ActiveJobs) != 3 || len(o.PendingJobs) != 1 || len(o.Hist) == 0) {
-			t.Errorf("the detail moved: %d active, %d pending, %d buckets", len(o.ActiveJobs), len(o.PendingJobs), len(o.Hist))
+		if detail && (len(o.ActiveJobs()) != 3 || len(o.PendingJobs()) != 1 || len(o.Hist()) == 0) {
+			t.Errorf("the detail moved: %d active, %d pending, %d buckets", len(o.ActiveJobs()), len(o.PendingJobs()), len(o.Hist()))
 		}
 	}
 }

@@ -165,7 +165,7 @@ func TestDialogUpdate(t *testing.T) {
 	c := session(0)
 	acts := &fakeActions{pending: 10}
 	q := c.snap.Queue("orders")
-	d, _ := newDialog(c, acts, 7, actionState{kind: actRequeue, queue: "orders", job: q.ActiveJobs[0]})
+	d, _ := newDialog(c, acts, 7, actionState{kind: actRequeue, queue: "orders", job: q.ActiveJobs()[0]})
 	d.SetSize(120, 40)
 	if d.Update(keyMsg("n")); len(emitted(c)) != 1 {
 		t.Error("n did not end the dialog")
@@ -200,7 +200,7 @@ func TestDialogUpdate(t *testing.T) {
 func TestDetailUpdate(t *testing.T) {
 	c := session(0)
 	q := *c.snap.Queue("orders")
-	d := newDetail(c, q, q.ActiveJobs[0], true, true)
+	d := newDetail(c, q, q.ActiveJobs()[0], true, true)
 	d.SetSize(100, 30)
 	d.Update(jobMsg{queue: "orders", id: stuck2ID, d: model.JobDetail{Exists: true, Payload: "OTHER"}})
 	if d.done {
@@ -361,7 +361,7 @@ func TestQueueStatusInWords(t *testing.T) {
 func TestDetailExplainsTheJob(t *testing.T) {
 	c := session(0)
 	q := *c.snap.Queue("orders")
-	j := q.ActiveJobs[0] // stuckID: its lease ran out 30s before the snapshot
+	j := q.ActiveJobs()[0] // stuckID: its lease ran out 30s before the snapshot
 	d := newDetail(c, q, j, true, true)
 	d.SetSize(110, 40)
 	d.Update(jobMsg{queue: "orders", id: stuckID, d: model.JobDetail{Exists: true, State: "active", Attempts: "2",
@@ -393,7 +393,7 @@ func TestDetailExplainsTheJob(t *testing.T) {
 		t.Errorf("the stuck time does not move on with the clock:\n%s", v)
 	}
 
-	p := newDetail(c, q, q.PendingJobs[0], false, true)
+	p := newDetail(c, q, q.PendingJobs()[0], false, true)
 	p.SetSize(110, 40)
 	p.Update(jobMsg{queue: "orders", id: pendID, d: model.JobDetail{Exists: true, State: "pending", Attempts: "0",
 		InPending: true, PendingRank: 2, PendingScore: fixedNow.UnixMilli()}})
@@ -636,8 +636,8 @@ func TestWindowFitted(t *testing.T) {
 	src := &fakeSource{snap: fixture(0)}
 	s := src.snap
 	o := s.Queue("orders")
-	o.ActiveJobs = []model.Job{{ID: liveID, Valid: true, Score: s.ServerTimeMs + 7000, Attempts: 1, AttemptsOK: true}}
-	o.Hist = nil // the jobs read alone (the histogram's part: TestWindowFittedFromTheHistogram)
+	// the jobs read alone (the histogram's part: TestWindowFittedFromTheHistogram)
+	o.SetJobs(o.PendingJobs(), []model.Job{{ID: liveID, Valid: true, Score: s.ServerTimeMs + 7000, Attempts: 1, AttemptsOK: true}}, nil)
 	m := New(src, asciiTheme("dark"), Options{Now: func() time.Time { return fixedNow }})
 	m.c.tick = testTick
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -647,7 +647,7 @@ func TestWindowFitted(t *testing.T) {
 	}
 	m.inFlight = false
 	m = press(m, "<")
-	o.ActiveJobs[0].Score = s.ServerTimeMs + 50*60*1000
+	o.ActiveJobs()[0].Score = s.ServerTimeMs + 50*60*1000
 	m.inFlight = false
 	m.Update(snapshotMsg{snap: s, seq: m.pollSeq})
 	if m.window != 5*time.Second {
@@ -666,8 +666,9 @@ func TestWindowFitted(t *testing.T) {
 func TestTimelineScaleNowAndBeyond(t *testing.T) {
 	c := session(0)
 	q := c.sel
-	q.Hist = make([]int64, len(c.snap.Edges)+1)
-	q.Hist[0], q.Hist[31], q.Hist[20], q.Hist[len(q.Hist)-1] = 7, 9, 3, 2 // 9 end just after now
+	h := make([]int64, len(c.snap.Edges)+1)
+	h[0], h[31], h[20], h[len(h)-1] = 7, 9, 3, 2 // 9 end just after now
+	q.SetJobs(q.PendingJobs(), q.ActiveJobs(), h)
 	tl := &timeline{c: c}
 	full := strings.Join(tl.lines(70, 6), "\n")
 	for _, want := range []string{"    9┤", "▲now", "«7", " 2»", "«7 ran out more than 1m ago (stuck longer)",
@@ -1032,13 +1033,14 @@ func TestMouse(t *testing.T) {
 func TestWindowFittedFromTheHistogram(t *testing.T) {
 	s := fixture(0)
 	o := s.Queue("orders")
-	o.ActiveJobs = o.ActiveJobs[:2]        // both expired: nothing live among the jobs read
-	o.Hist = make([]int64, len(s.Edges)+1) // edges: −60s..+60s by 2s
-	o.Hist[31], o.Hist[32] = 4, 2          // leases ending within +4s
+	h := make([]int64, len(s.Edges)+1) // edges: −60s..+60s by 2s
+	h[31], h[32] = 4, 2                // leases ending within +4s
+	// both active jobs read expired: nothing live among them
+	o.SetJobs(o.PendingJobs(), o.ActiveJobs()[:2], h)
 	if far := farthestLease(o, s.Edges); far != 4000 {
 		t.Errorf("farthest lease %dms, want 4000", far)
 	}
-	o.Hist[len(o.Hist)-1] = 1 // one beyond the window
+	o.Hist()[len(o.Hist())-1] = 1 // one beyond the window
 	if far := farthestLease(o, s.Edges); far != 120000 {
 		t.Errorf("a lease beyond ±1m: %dms, want a step past it", far)
 	}
@@ -1069,7 +1071,8 @@ func TestJobPaneTitleFollowsTheQueue(t *testing.T) {
 		c.sel = c.snap.Queue("orders")
 		q := *c.sel
 		q.Pending, q.Active = 5000, 198
-		q.PendingJobs = append(q.PendingJobs, q.PendingJobs[0], q.PendingJobs[0], q.PendingJobs[0])
+		pj := q.PendingJobs()
+		q.SetJobs(append(pj[:len(pj):len(pj)], pj[0], pj[0], pj[0]), q.ActiveJobs(), q.Hist())
 		c.sel = &q
 		if v := p.View(); !strings.Contains(v, "rows 1–3 of") {
 			t.Fatalf("active %v: a full pane of orders shows no position:\n%s", active, v)
@@ -1202,9 +1205,10 @@ func TestHelpWrapsAtSpaces(t *testing.T) {
 func TestInfiniteDeadlinesInWords(t *testing.T) {
 	c := session(0)
 	q := *c.sel
-	q.ActiveJobs = []model.Job{{ID: stuckID, Valid: true, ScoreOff: 1, Attempts: 1, AttemptsOK: true},
-		{ID: stuck2ID, Valid: true, ScoreOff: -1, Attempts: 1, AttemptsOK: true}}
-	q.PendingJobs = []model.Job{{ID: pendID, Valid: true, ScoreOff: -1, AttemptsOK: true}}
+	q.SetJobs([]model.Job{{ID: pendID, Valid: true, ScoreOff: -1, AttemptsOK: true}},
+		[]model.Job{{ID: stuckID, Valid: true, ScoreOff: 1, Attempts: 1, AttemptsOK: true},
+			{ID: stuck2ID, Valid: true, ScoreOff: -1, Attempts: 1, AttemptsOK: true}},
+		q.Hist())
 	c.sel = &q
 	act, pend := newJobsPane(c, true), newJobsPane(c, false)
 	act.SetSize(100, 8)

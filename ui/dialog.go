@@ -92,7 +92,7 @@ func (d *dialog) follow(s *model.Snapshot) {
 	a.total = q.Pending
 	if q.Detail {
 		a.preview = a.preview[:0]
-		for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
+		for _, j := range q.PendingJobs()[:min(5, len(q.PendingJobs()))] {
 			a.preview = append(a.preview, j.ID)
 		}
 	}

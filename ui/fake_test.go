@@ -91,14 +91,14 @@ func fixture(extra int) *model.Snapshot {
 	hist := make([]int64, len(s.Edges)+1)
 	hist[15], hist[28], hist[45], hist[len(hist)-1] = 1, 1, 1, 2
 	orders := model.Queue{Name: "orders", Slot: 105, Node: owner("orders"), Pending: 5, Active: 5, Expired: 2,
-		OldestPendingAgeMs: 41000, ServerTimeMs: now, Detail: true, Hist: hist,
-		PendingJobs: []model.Job{{ID: pendID, Valid: true, Score: now - 12000, AttemptsOK: true}},
-		ActiveJobs: []model.Job{
-			{ID: stuckID, Valid: true, Score: now - 30000, Attempts: 2, AttemptsOK: true},
-			{ID: stuck2ID, Valid: true, Score: now - 5000, Attempts: 1, AttemptsOK: true},
-			{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsWhy: model.AttemptsInvalidID},
-			{ID: liveID, Valid: true, Score: now + 598000, Attempts: 1, AttemptsOK: true},
-		}}
+		OldestPendingAgeMs: 41000, ServerTimeMs: now, Detail: true, Jobs: &model.Jobs{Hist: hist,
+			Pending: []model.Job{{ID: pendID, Valid: true, Score: now - 12000, AttemptsOK: true}},
+			Active: []model.Job{
+				{ID: stuckID, Valid: true, Score: now - 30000, Attempts: 2, AttemptsOK: true},
+				{ID: stuck2ID, Valid: true, Score: now - 5000, Attempts: 1, AttemptsOK: true},
+				{ID: "x}:evil\x1b[31m", Valid: false, Score: now - 1000, AttemptsWhy: model.AttemptsInvalidID},
+				{ID: liveID, Valid: true, Score: now + 598000, Attempts: 1, AttemptsOK: true},
+			}}}
 	s.Queues = s.Queues.Append(&orders,
 		&model.Queue{Name: "fills", Slot: 4165, Node: owner("fills"), Active: 1, Expired: 1, OldestPendingAgeMs: -1, ServerTimeMs: now},
 		&model.Queue{Name: "tenant-12", Slot: keyspace.QueueSlot("tenant-12"), Node: owner("tenant-12"), Pending: 3, OldestPendingAgeMs: 2000, ServerTimeMs: now},

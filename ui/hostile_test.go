@@ -54,8 +54,8 @@ func TestHostileEverywhere(t *testing.T) {
 	n := 0
 	poison(reflect.ValueOf(snap), &n)
 	for i := range snap.Queues.Len() { // keep the jobs openable and requeueable
-		for j := range snap.Queues.At(i).ActiveJobs {
-			snap.Queues.At(i).ActiveJobs[j].Valid, snap.Queues.At(i).ActiveJobs[j].AttemptsOK = true, true
+		for j := range snap.Queues.At(i).ActiveJobs() {
+			snap.Queues.At(i).ActiveJobs()[j].Valid, snap.Queues.At(i).ActiveJobs()[j].AttemptsOK = true, true
 		}
 	}
 	detail := model.JobDetail{Exists: true}

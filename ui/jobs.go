@@ -83,9 +83,9 @@ func (p *jobsPane) jobs() (*model.Queue, []model.Job) {
 	if q == nil {
 		return nil, nil
 	}
-	jobs := q.PendingJobs
+	jobs := q.PendingJobs()
 	if p.active {
-		jobs = q.ActiveJobs
+		jobs = q.ActiveJobs()
 	}
 	f := strings.ToUpper(p.filter.Value())
 	if f == "" {

@@ -316,20 +316,21 @@ func (m *Model) snapshot(msg snapshotMsg) tea.Cmd {
 // past it, so the span grows a step at a time until it holds them.
 func farthestLease(q *model.Queue, edges []int64) int64 {
 	var far int64
-	for _, j := range q.ActiveJobs {
+	for _, j := range q.ActiveJobs() {
 		if j.ScoreOff == 0 { // a deadline of +inf is no lease to fit the window to
 			far = max(far, j.Score-q.ServerTimeMs)
 		}
 	}
-	if len(edges) == 0 || len(q.Hist) != len(edges)+1 {
+	hist := q.Hist()
+	if len(edges) == 0 || len(hist) != len(edges)+1 {
 		return far
 	}
 	last := edges[len(edges)-1]
-	if q.Hist[len(q.Hist)-1] > 0 {
+	if hist[len(hist)-1] > 0 {
 		return max(far, last*2)
 	}
 	for i := len(edges) - 1; i >= 1; i-- {
-		if q.Hist[i] > 0 && edges[i] > 0 {
+		if hist[i] > 0 && edges[i] > 0 {
 			return max(far, edges[i])
 		}
 	}

@@ -327,7 +327,7 @@ func (m *Model) startDrain() tea.Cmd {
 		return m.say(fmt.Sprintf("%s has nothing pending", q.Name), false)
 	}
 	a := actionState{kind: actDrain, queue: q.Name, total: q.Pending}
-	for _, j := range q.PendingJobs[:min(5, len(q.PendingJobs))] {
+	for _, j := range q.PendingJobs()[:min(5, len(q.PendingJobs()))] {
 		a.preview = append(a.preview, j.ID)
 	}
 	return m.openDialog(a)

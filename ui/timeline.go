@@ -53,11 +53,11 @@ func (t *timeline) lines(w, rows int) []string {
 	th := t.c.th
 	q, edges := t.c.sel, t.c.snap.Edges
 	rows = max(2, rows)
-	if q == nil || len(q.Hist) != len(edges)+1 || len(edges) == 0 {
+	if q == nil || len(q.Hist()) != len(edges)+1 || len(edges) == 0 {
 		return []string{th.Dim.Render(" lease timeline: reading…"), ""}
 	}
 	bw := max(1, w-yMargin-rMargin)
-	cols, before, after := model.Timeline(q.Hist, edges, bw)
+	cols, before, after := model.Timeline(q.Hist(), edges, bw)
 	var peak int64
 	zero := bw - 1
 	for i, c := range cols {

@@ -157,10 +157,10 @@ func queueJSON(s *model.Snapshot, q *model.Queue) jsonQueue {
 		Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
 	if q.Detail {
 		pending, active := []jsonJob{}, []jsonJob{}
-		for _, j := range q.PendingJobs {
+		for _, j := range q.PendingJobs() {
 			pending = append(pending, jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, false)})
 		}
-		for _, j := range q.ActiveJobs {
+		for _, j := range q.ActiveJobs() {
 			jj := jsonJob{ID: j.ID, Valid: j.Valid, Score: scoreJSON(j), ScoreNote: scoreNote(j, true), Unreadable: j.AttemptsWhy, Raw: j.AttemptsRaw}
 			if j.AttemptsOK {
 				a := j.Attempts

@@ -32,8 +32,8 @@ func TestWriteJSONIsTheWholeDocument(t *testing.T) {
 			}
 			if i == 1 {
 				q.Detail = true
-				q.PendingJobs = []model.Job{{ID: "emq_1", Valid: true, Score: 5}}
-				q.ActiveJobs = []model.Job{{ID: "x\x1b[31m", AttemptsWhy: model.AttemptsInvalidID}, {ID: "emq_2", Valid: true, Attempts: 2, AttemptsOK: true}}
+				q.Jobs = &model.Jobs{Pending: []model.Job{{ID: "emq_1", Valid: true, Score: 5}},
+					Active: []model.Job{{ID: "x\x1b[31m", AttemptsWhy: model.AttemptsInvalidID}, {ID: "emq_2", Valid: true, Attempts: 2, AttemptsOK: true}}}
 			}
 			b.Add(q)
 		}

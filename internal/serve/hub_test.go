@@ -92,7 +92,7 @@ func TestHubSharesOnePoller(t *testing.T) {
 		o, f := s.Queue("orders"), s.Queue("fills")
 		return o != nil && f != nil && o.Detail && f.Detail
 	})
-	if o := snap.Queue("orders"); o.Pending != 3 || o.Expired != 1 || len(o.PendingJobs) != 3 {
+	if o := snap.Queue("orders"); o.Pending != 3 || o.Expired != 1 || len(o.PendingJobs()) != 3 {
 		t.Errorf("orders: %+v", o)
 	}
 	b.Detach()
