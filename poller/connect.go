@@ -83,6 +83,10 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.DisableCache = true
+	// 64 KB buffers a connection, not valkey-go's 512 KB: a read or write
+	// of 64 KB is as few system calls as needed, and the default's were
+	// 11 MB of a 100,000-queue --once's 60
+	opt.ReadBufferEachConn, opt.WriteBufferEachConn = 64<<10, 64<<10
 	opt.DialCtxFn = dialGuarded // a reply over sane bounds fails its connection, never the process
 	opt.ForceSingleClient = c.Standalone
 	opt.ClientName = "emqtop"

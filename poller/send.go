@@ -54,13 +54,14 @@ func send(ctx context.Context, nc valkey.Client, st *nodeState, cmds []valkey.Co
 // A round is also at most maxRound queues: its replies are held until
 // decoded, ~1.5 KB a queue as the client parses them, and with
 // --timeout 10s a round was 125,000 queues a primary, three at once: 570
-// MB at the peak of a full read; at 20,000 still 90 MB, at 5,000 22 MB
-// (a million queues: 67 round trips a primary, each ~100 ms of the
-// server's time, so their latency is a few percent of the poll).
+// MB at the peak of a full read; at 20,000 still 90 MB (at 100,000
+// queues, --once's whole heap), at 2,000 6 MB (a million queues: 167
+// round trips a primary, each ~40 ms of the server's time, so a round
+// trip's latency is under 1% of the poll).
 const (
 	perQueue = 20 * time.Microsecond
 	minRound = 1000
-	maxRound = 5_000
+	maxRound = 2_000
 )
 
 func (p *Poller) roundQueues() int {

@@ -71,14 +71,23 @@ func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return
 	}
+	// A quarter of a second, not the 2 s it was: `--once` at 100,000
+	// queues is over in under 2 s, so it never got past the default and
+	// doubled its heap (91 MB of RSS, 60 with this). The live heap is
+	// read every tick (cheap); GOGC is set only when it changes, for
+	// setting it stops the world.
 	go func() {
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		for range time.Tick(2 * time.Second) {
+		last := -1
+		for range time.Tick(250 * time.Millisecond) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				return
 			}
-			debug.SetGCPercent(gcPercent(sample[0].Value.Uint64()))
+			if p := gcPercent(sample[0].Value.Uint64()); p != last {
+				debug.SetGCPercent(p)
+				last = p
+			}
 		}
 	}()
 }
