@@ -89,7 +89,10 @@ func BenchmarkOnce(b *testing.B) {
 		if err != nil {
 			b.Fatalf("the launcher left no peak RSS: %v", err)
 		}
-		rss, _ := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64)
+		rss, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64)
+		if err != nil {
+			b.Fatalf("the launcher's peak RSS %q: %v", kb, err)
+		}
 		rss /= 1024
 		raw, err := os.ReadFile(outFile)
 		if err != nil {
