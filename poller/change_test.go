@@ -3,6 +3,7 @@ package poller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,7 +244,7 @@ func TestChangeDrivenPoll(t *testing.T) {
 		return q7 != nil && q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale
 	}) // and what the last poll says is held below
 	if q7 := s.Queue("q-7"); q7 == nil {
-		t.Fatalf("after the slot move q-7 is not in the snapshot")
+		t.Fatalf("after the slot move q-7 is not in the snapshot: %s", discoveryOf(p, "q-7"))
 	} else if q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
 		t.Fatalf("after the slot move: node %s pending %d stale %v err %q, %s; nodes %s", q7.Node, q7.Pending, q7.Stale, q7.Err, why(s), notWhole(s))
 	}
@@ -468,4 +469,24 @@ func TestCommandStats(t *testing.T) {
 	if _, _, ok := evalshaRo("# Commandstats\r\n"); ok {
 		t.Error("no evalsha_ro yet, read as one")
 	}
+}
+
+// discoveryOf says where discovery stands on queue q: each node's passes,
+// whether its last whole pass and its current one found q, the slot's
+// owner and when it last moved, and whether the last poll listed q.
+func discoveryOf(p *Poller, q string) string {
+	slot := keyspace.QueueSlot(q)
+	p.mu.Lock()
+	moved, topo := p.movedAt[slot], p.topo
+	polled := slices.Contains(p.polled, q)
+	p.mu.Unlock()
+	out := []string{fmt.Sprintf("slot %d moved %s ago, listed at the last poll %v", slot, time.Since(moved).Round(time.Millisecond), polled)}
+	if o := topo.OwnerOf(slot); o != nil {
+		out = append(out, "owner "+o.Addr)
+	}
+	for addr, st := range p.nodes {
+		out = append(out, fmt.Sprintf("%s: %d passes, cursor %q, known %v (pass started %s ago), this pass %v, timed out %v, err %q",
+			addr, st.passes, st.cursor, st.known.has(q), time.Since(st.knownAt).Round(time.Millisecond), st.passSeen.has(q), st.timedOut, st.err))
+	}
+	return strings.Join(out, "; ")
 }

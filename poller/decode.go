@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
@@ -125,7 +126,9 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 		case err == nil && k.Type != keyspace.TypeJob && k.Type != keyspace.TypeMeta:
 			if !st.passSeen.has(k.Queue) {
 				st.passSeen[strings.Clone(k.Queue)] = struct{}{}
-				if !st.known.has(k.Queue) {
+				if st.known.has(k.Queue) {
+					st.seenKnown++
+				} else {
 					p.setChanged()
 				}
 			}
@@ -142,7 +145,13 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 		if len(st.known) != len(st.passSeen) {
 			p.setChanged() // a queue vanished
 		}
-		st.known, st.passSeen = st.passSeen, nameSet{}
+		if st.seenKnown < len(st.known) {
+			// some queue is no longer here: deleted, or its slot moved
+			// away, which the topology in hand may not know yet
+			st.shrankAt = time.Now()
+			p.kickTopology()
+		}
+		st.known, st.passSeen, st.seenKnown = st.passSeen, nameSet{}, 0
 		st.knownAt = st.passStart
 		st.foreign, st.passForeign = st.passForeign, map[string]string{}
 		st.passes++

@@ -207,10 +207,25 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	// A queue polled before whose slot moved since is kept until its new
 	// owner has been walked since the move: its old owner's next pass no
 	// longer finds it, and the queue vanished until the new one's did.
+	// And while no topology was read since a pass ended without some of
+	// its queues, a queue no pass finds is kept: its slot may have moved
+	// with the topology in hand not knowing it yet (the pass asked for a
+	// new one), and the list is made again at the next poll.
+	var shrank time.Time
+	for _, st := range p.nodes {
+		if st.shrankAt.After(shrank) {
+			shrank = st.shrankAt
+		}
+	}
 	p.mu.Lock()
+	unsure := p.topoAt.Before(shrank)
 	kept := len(out)
 	for _, q := range p.polled {
 		if _, found := slices.BinarySearch(out[:kept], q); found {
+			continue
+		}
+		if unsure {
+			out = append(out, q)
 			continue
 		}
 		s := keyspace.QueueSlot(q)
@@ -230,5 +245,8 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		out = slices.Clone(out)
 	}
 	p.qcache, p.polled = out, out
+	if unsure {
+		p.qcache = nil
+	}
 	return out
 }

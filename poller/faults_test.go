@@ -386,3 +386,29 @@ func TestQueuesOfAMovedSlot(t *testing.T) {
 		t.Errorf("once b is walked: %s, want fills", got)
 	}
 }
+
+// A pass that ends without a queue asks for the topology; until one is
+// read, the queue stays listed (its slot may have moved, the topology in
+// hand saying the old owner still has it, which made the queue vanish until
+// the new owner's next pass). Once a topology has been read since, with no
+// move in it, the queue is gone: the list is not kept from before.
+func TestQueuesWhileTheTopologyLags(t *testing.T) {
+	a, b := "127.0.0.1:7000", "127.0.0.1:7001"
+	topo := model.NewTopology(true, []model.Node{
+		{ID: "a", Addr: a, Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 0, Hi: 8191}}},
+		{ID: "b", Addr: b, Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 8192, Hi: 16383}}},
+	})
+	p := New(nil, Options{})
+	now := time.Now()
+	p.nodes[a] = &nodeState{known: nameSet{"fills": {}}, knownAt: now, passSeen: nameSet{}, shrankAt: now}
+	p.nodes[b] = &nodeState{known: nameSet{}, knownAt: now, passSeen: nameSet{}}
+	p.polled = []string{"fills", "q-7"}
+	p.topoAt = now.Add(-time.Second)
+	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {
+		t.Errorf("before a topology is read again: %s, want fills,q-7", got)
+	}
+	p.topoAt = now.Add(time.Millisecond) // read since, the same: q-7 was deleted
+	if got := strings.Join(p.queues(topo), ","); got != "fills" {
+		t.Errorf("once a topology without a move is read: %s, want fills", got)
+	}
+}

@@ -48,6 +48,12 @@ type nodeState struct {
 	passSeen nameSet
 	known    nameSet
 	knownAt  time.Time // when that pass started
+	// seenKnown: how many of known the current pass has found so far;
+	// shrankAt: when a whole pass last ended without some queue of the
+	// one before it (deleted, or its slot moved: only a topology read
+	// after that can tell, see queues)
+	seenKnown int
+	shrankAt  time.Time
 	// foreign keys (key → reason) of the current and the last complete pass
 	passForeign, foreign map[string]string
 	passes               int
