@@ -33,7 +33,6 @@ const (
 type Queue struct {
 	Name      string
 	Node      string // address of the primary that owns the slot
-	ReadFrom  string // address the snapshot was read from (a replica with --replicas)
 	Pending   int64
 	Active    int64
 	Scheduled int64
@@ -71,6 +70,10 @@ type Queue struct {
 	// Stale is set when the queue's node did not answer this poll and the
 	// figures are from an earlier one.
 	Stale bool
+	// Elsewhere is set when the reading came from a node other than Node:
+	// a replica (--replicas), or the node a redirect named. (It was the
+	// address, 16 bytes a queue that nothing showed.)
+	Elsewhere bool
 }
 
 // Jobs are a queue's job lists and lease histogram, read in detail.

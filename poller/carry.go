@@ -284,7 +284,7 @@ func (p *Poller) prevOf(i int, name string) *model.Queue {
 // counts, error, oldest pending score and next deadline, neither in
 // detail, the last one neither stale nor unread.
 func sameReading(prev, fresh *model.Queue, owner string) bool {
-	return !prev.Stale && !prev.Unread && !prev.Detail && !fresh.Detail && prev.Node == owner && prev.ReadFrom == fresh.ReadFrom &&
+	return !prev.Stale && !prev.Unread && !prev.Detail && !fresh.Detail && prev.Node == owner && prev.Elsewhere == fresh.Elsewhere &&
 		prev.Pending == fresh.Pending && prev.Active == fresh.Active && prev.Scheduled == fresh.Scheduled && prev.Expired == fresh.Expired &&
 		prev.OldestScoreMs == fresh.OldestScoreMs && prev.NextDeadlineMs == fresh.NextDeadlineMs && prev.Err == fresh.Err &&
 		// the oldest pending job's age moves with the clock from its score;

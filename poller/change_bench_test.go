@@ -167,6 +167,7 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 	u0, cpu0, t0 := nodeUsec(b, cl, 3), serverCPUms(b, cl, 3), time.Now()
 	var durs []time.Duration
 	scripts, missed := 0, 0
+	var sweep time.Duration // the sweep's period as the budget left it
 	before := make([]int64, len(names))
 	next := time.Now()
 	for i := 0; i < secs; i++ {
@@ -182,6 +183,7 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 		}
 		durs = append(durs, time.Since(start))
 		scripts += s.Poll.Scripts
+		sweep = s.Poll.SweepEvery
 		if s.Queues.Len() != len(names) {
 			b.Fatalf("a poll read %d queues of %d", s.Queues.Len(), len(names))
 		}
@@ -215,4 +217,7 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 	b.ReportMetric(float64(scripts)/float64(secs), "scripts/poll")
 	b.ReportMetric(float64(median(durs).Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+	if !full {
+		b.ReportMetric(sweep.Seconds(), "sweep-every-s")
+	}
 }

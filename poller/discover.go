@@ -157,6 +157,16 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	if len(p.opt.Pinned) > 0 {
 		return p.opt.Pinned
 	}
+	if p.walkDone {
+		return p.polled
+	}
+	if p.qunsure {
+		// the last list kept queues while the topology was not read
+		// again: a new version, so that the list and the plan (whose
+		// batches index the list) are both made again
+		p.qunsure = false
+		p.setChanged()
+	}
 	if p.qcache != nil && p.qcacheVer == p.qver && p.qcacheTop == topo {
 		return p.qcache
 	}
@@ -244,9 +254,6 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	if len(out) < cap(out)*3/4 { // a set seen in two passes: not kept at twice its size
 		out = slices.Clone(out)
 	}
-	p.qcache, p.polled = out, out
-	if unsure {
-		p.qcache = nil
-	}
+	p.qcache, p.polled, p.qunsure = out, out, unsure
 	return out
 }

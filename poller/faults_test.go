@@ -407,8 +407,12 @@ func TestQueuesWhileTheTopologyLags(t *testing.T) {
 	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {
 		t.Errorf("before a topology is read again: %s, want fills,q-7", got)
 	}
+	ver := p.qver
 	p.topoAt = now.Add(time.Millisecond) // read since, the same: q-7 was deleted
 	if got := strings.Join(p.queues(topo), ","); got != "fills" {
 		t.Errorf("once a topology without a move is read: %s, want fills", got)
+	}
+	if p.qver == ver { // the plan is kept while the version is: its batches index the list
+		t.Error("the list changed and its version did not: the plan made for the last list would be kept")
 	}
 }

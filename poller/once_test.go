@@ -64,4 +64,15 @@ func TestOnceReadsEachQueueOnce(t *testing.T) {
 	if q := s.Queue("o-001"); q.Past.Known() {
 		t.Error("a history was kept: o-001 has a past")
 	}
+	// its discovery's name sets are let go once the reading poll has its
+	// list; a poll after it (--once makes none) still reads every queue
+	for addr, st := range p.nodes {
+		if st.known != nil || st.passSeen != nil {
+			t.Errorf("%s: the name sets are held after the reading poll", addr)
+		}
+	}
+	if s = pollOne(t, p); s.Queues.Len() != len(qs) {
+		t.Errorf("a second poll: %d queues of %d", s.Queues.Len(), len(qs))
+	}
+	checkCounts(t, s, qs)
 }

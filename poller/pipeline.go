@@ -212,7 +212,7 @@ func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]v
 // (the embedded one) is given the time as an argument from then on.
 func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64) nodeResult {
 	res := nodeResult{plan: np}
-	scan := np.scan && p.scanDue(st, time.Now())
+	scan := np.scan && !p.walkDone && p.scanDue(st, time.Now())
 	if scan && (st.passes == 0 || p.discoverAll) {
 		// the first pass (or --once's): measured pages, one round trip
 		// each, for a slice of the poll's time

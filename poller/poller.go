@@ -115,20 +115,24 @@ type Poller struct {
 	// discoverAll: DiscoverAll is running, so every poll walks a slice of
 	// each node's pass in measured pages, not the first pass alone
 	discoverAll bool
-	qcache      []string
-	qcacheVer   uint64
-	qcacheTop   *model.Topology
-	plans       []nodePlan
-	planKey     planKey
-	planDver    uint64        // the detail set the plan's batches say
-	planWindow  time.Duration // the window their scripts were built for
-	inDetail    []*batch      // the plan's batches that read a queue in detail
-	nodes       map[string]*nodeState
-	prev        *model.Snapshot // the last snapshot: stale queues fall back on it
-	prevIdx     map[string]int  // its queues by name, built when needed
-	last        lastAssembly    // what it was assembled from and learnt
-	version     string
-	ch          changes // what change-driven polling keeps between polls
+	// walkDone: --once's reading poll has begun; discovery is over, its
+	// name sets let go, and the queue list is the one last made
+	walkDone   bool
+	qcache     []string
+	qunsure    bool // the list kept queues no pass found (queues): made again next poll
+	qcacheVer  uint64
+	qcacheTop  *model.Topology
+	plans      []nodePlan
+	planKey    planKey
+	planDver   uint64        // the detail set the plan's batches say
+	planWindow time.Duration // the window their scripts were built for
+	inDetail   []*batch      // the plan's batches that read a queue in detail
+	nodes      map[string]*nodeState
+	prev       *model.Snapshot // the last snapshot: stale queues fall back on it
+	prevIdx    map[string]int  // its queues by name, built when needed
+	last       lastAssembly    // what it was assembled from and learnt
+	version    string
+	ch         changes // what change-driven polling keeps between polls
 }
 
 // New makes a poller on c. Call Close when done.
@@ -243,6 +247,15 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	for _, st := range p.nodes {
 		st.listed = st.passes > 0
 	}
+	if p.opt.Once && !p.discoverAll && !p.walkDone {
+		// --once's reading poll: DiscoverAll walked every node, so this
+		// poll walks none, and the name sets are let go (the list holds
+		// the names): a tenth of the peak at 100,000 queues
+		p.walkDone = true
+		for _, st := range p.nodes {
+			st.known, st.passSeen, st.seenKnown = nil, nil, 0
+		}
+	}
 	plans := p.changed(ctx, topo, queues, p.cachedPlan(topo, queues, clients), clients)
 	if p.discoverAll && p.opt.Once {
 		plans = scanOnly(plans)
@@ -260,6 +273,11 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	}
 	p.settle(results)
 	snap := p.assemble(topo, queues, results)
+	if p.walkDone {
+		// --once has its snapshot: the plan (a tenth of the heap) is
+		// let go before the snapshot is written out
+		p.plans, p.inDetail = nil, nil
+	}
 	if topo.Cluster {
 		p.slotStats(ctx, topo, clients, snap)
 	}
