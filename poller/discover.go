@@ -162,10 +162,15 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	}
 	if p.qunsure {
 		// the last list kept queues while the topology was not read
-		// again: a new version, so that the list and the plan (whose
-		// batches index the list) are both made again
-		p.qunsure = false
-		p.setChanged()
+		// again: once it has been, a new version, so that the list and
+		// the plan (whose batches index the list) are both made again
+		p.mu.Lock()
+		read := !p.topoAt.Equal(p.qunsureAt)
+		p.mu.Unlock()
+		if read {
+			p.qunsure = false
+			p.setChanged()
+		}
 	}
 	if p.qcache != nil && p.qcacheVer == p.qver && p.qcacheTop == topo {
 		return p.qcache
@@ -229,6 +234,7 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	}
 	p.mu.Lock()
 	unsure := p.topoAt.Before(shrank)
+	p.qunsureAt = p.topoAt
 	kept := len(out)
 	for _, q := range p.polled {
 		if _, found := slices.BinarySearch(out[:kept], q); found {

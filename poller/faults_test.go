@@ -408,6 +408,9 @@ func TestQueuesWhileTheTopologyLags(t *testing.T) {
 		t.Errorf("before a topology is read again: %s, want fills,q-7", got)
 	}
 	ver := p.qver
+	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" || p.qver != ver {
+		t.Errorf("no topology read yet: %s, version %d then %d (the list and the plan made again for nothing)", got, ver, p.qver)
+	}
 	p.topoAt = now.Add(time.Millisecond) // read since, the same: q-7 was deleted
 	if got := strings.Join(p.queues(topo), ","); got != "fills" {
 		t.Errorf("once a topology without a move is read: %s, want fills", got)

@@ -119,7 +119,8 @@ type Poller struct {
 	// name sets let go, and the queue list is the one last made
 	walkDone   bool
 	qcache     []string
-	qunsure    bool // the list kept queues no pass found (queues): made again next poll
+	qunsure    bool      // the list kept queues no pass found (queues): made again once a topology is read
+	qunsureAt  time.Time // when the topology in hand then was read (under mu)
 	qcacheVer  uint64
 	qcacheTop  *model.Topology
 	plans      []nodePlan

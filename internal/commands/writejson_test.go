@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,4 +53,44 @@ func TestWriteJSONIsTheWholeDocument(t *testing.T) {
 			t.Fatalf("%d queues: written a queue at a time\n%s\nmarshalled whole\n%s", n, got.Bytes(), want)
 		}
 	}
+}
+
+// appendJSONString writes a string as json.Marshal does, byte for byte:
+// every single byte, and strings drawn from an alphabet of what needs an
+// escape (quotes, controls, HTML specials, bytes that are not UTF-8, U+2028,
+// C1 controls, runes above U+FFFF) and what does not.
+func TestAppendJSONStringIsJSONMarshal(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Fatalf("%q: %s, json.Marshal %s", s, got[1:], want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		check(string([]byte{byte(c)}))
+		check("a" + string([]byte{byte(c)}) + "b")
+	}
+	alphabet := []string{"a", "Z", " ", "\"", "\\", "/", "<", ">", "&", "\x00", "\x1b", "\x7f", "\b", "\f", "\n", "\r", "\t",
+		"\xff", "\xc3", "\xe2\x80", "é", "\u2028", "\u2029", "\u009b", "\u202e", "\U0001F600", "\U000E0041", "\ufffd"}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(10) {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		check(sb.String())
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "orders", "a\"b\\c", "\x1b]0;t\x07", "\xff\xfe", "\u2028<&>", "q\u009b31m\U000E0041"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, json.Marshal %s", s, got, want)
+		}
+	})
 }
