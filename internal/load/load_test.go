@@ -198,6 +198,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(r.RSSMB, "rss-MB")
 		b.ReportMetric(r.PeakMB, "rss-peak-MB")
 		b.ReportMetric(r.HeapMB, "heap-MB")
+		b.ReportMetric(r.HeapMB*(1<<20)/float64(queues), "heap-B/queue") // the state and the history so far
 		b.ReportMetric(float64(r.Scripts), "scripts/poll")
 	}
 }
