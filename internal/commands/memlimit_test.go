@@ -3,23 +3,27 @@ package commands
 import "testing"
 
 // GOGC follows the live heap: between two collections the heap may grow
-// by at least an eighth of what is live (no collection after collection
-// at a million queues), by at least 16 MB or as much as is live when that
-// is less, and never by more than what is live (memory bounded by it).
+// by at least its share of what is live (no collection after collection
+// at a million queues), by at least its least bytes or as much as is live
+// when that is less, and never by more than what is live (memory bounded
+// by it). The dashboard's share is a quarter, --once's an eighth.
 func TestGCPercentFollowsTheLiveHeap(t *testing.T) {
-	for _, least := range []uint64{minHeadroom, onceHeadroom} {
+	for _, room := range []gcRoom{dashboardRoom, onceRoom} {
 		for _, live := range []uint64{1, 4 << 20, 16 << 20, 40 << 20, 128 << 20, 600 << 20, 4 << 30} {
-			p := gcPercent(live, least)
-			room := live * uint64(p) / 100
-			if room < live/8 || room < min(least, live) || p > 100 || p < 1 {
-				t.Errorf("live %d MB, at least %d MB: GOGC %d, %d MB of room", live>>20, least>>20, p, room>>20)
+			p := gcPercent(live, room)
+			grow := live * uint64(p) / 100
+			if grow < live*uint64(room.share)/100 || grow < min(room.least, live) || p > 100 || p < 1 {
+				t.Errorf("live %d MB, room %+v: GOGC %d, %d MB of room", live>>20, room, p, grow>>20)
 			}
 		}
 	}
-	if p := gcPercent(40<<20, onceHeadroom); p > 25 {
+	if p := gcPercent(40<<20, onceRoom); p > 25 {
 		t.Errorf("--once, live 40 MB: GOGC %d, the heap would grow to %d MB", p, 40*(100+p)/100)
 	}
-	if p := gcPercent(600<<20, minHeadroom); p > 25 {
-		t.Errorf("live 600 MB: GOGC %d, the heap would grow to %d MB", p, 600*(100+p)/100)
+	if p := gcPercent(600<<20, dashboardRoom); p != 25 {
+		t.Errorf("the dashboard, live 600 MB: GOGC %d, the heap would grow to %d MB, want a quarter more", p, 600*(100+p)/100)
+	}
+	if p := gcPercent(600<<20, onceRoom); p > 13 {
+		t.Errorf("--once, live 600 MB: GOGC %d, the heap would grow to %d MB, want an eighth more", p, 600*(100+p)/100)
 	}
 }

@@ -264,7 +264,7 @@ func openPoller(cfg poller.Config, opt poller.Options) (p *poller.Poller, close 
 // runOnce takes one snapshot after a whole discovery pass and prints it.
 // Exit status: 0 every node answered, 2 some did not, 1 none could.
 func runOnce(cfg poller.Config, opt poller.Options, asJSON bool, stdout, stderr io.Writer) int {
-	limitMemoryWith(onceHeadroom) // a million queues take tens of seconds: the heap not left to double
+	limitMemoryWith(onceRoom) // a million queues take tens of seconds: the heap not left to double
 	opt.Once = true
 	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
