@@ -3,7 +3,6 @@ package poller
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -469,24 +468,4 @@ func TestCommandStats(t *testing.T) {
 	if _, _, ok := evalshaRo("# Commandstats\r\n"); ok {
 		t.Error("no evalsha_ro yet, read as one")
 	}
-}
-
-// discoveryOf says where discovery stands on queue q: each node's passes,
-// whether its last whole pass and its current one found q, the slot's
-// owner and when it last moved, and whether the last poll listed q.
-func discoveryOf(p *Poller, q string) string {
-	slot := keyspace.QueueSlot(q)
-	p.mu.Lock()
-	moved, topo := p.movedAt[slot], p.topo
-	polled := slices.Contains(p.polled, q)
-	p.mu.Unlock()
-	out := []string{fmt.Sprintf("slot %d moved %s ago, listed at the last poll %v", slot, time.Since(moved).Round(time.Millisecond), polled)}
-	if o := topo.OwnerOf(slot); o != nil {
-		out = append(out, "owner "+o.Addr)
-	}
-	for addr, st := range p.nodes {
-		out = append(out, fmt.Sprintf("%s: %d passes, cursor %q, known %v (pass started %s ago), this pass %v, timed out %v, err %q",
-			addr, st.passes, st.cursor, st.known.has(q), time.Since(st.knownAt).Round(time.Millisecond), st.passSeen.has(q), st.timedOut, st.err))
-	}
-	return strings.Join(out, "; ")
 }
