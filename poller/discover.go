@@ -225,7 +225,7 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	// And while no topology was read since a pass ended without some of
 	// its queues, a queue no pass finds is kept: its slot may have moved
 	// with the topology in hand not knowing it yet (the pass asked for a
-	// new one), and the list is made again at the next poll.
+	// new one), and the list is made again once one has been read.
 	var shrank time.Time
 	for _, st := range p.nodes {
 		if st.shrankAt.After(shrank) {
