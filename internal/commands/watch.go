@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,6 +67,7 @@ var errGone = errors.New("the reader is gone")
 func runWatch(cfg poller.Config, opt poller.Options, interval time.Duration, whole bool, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGPIPE)
 	defer stop()
+	LimitMemory() // as the dashboard: it keeps its history as long
 	p, closeFn, err := openPoller(cfg, opt)
 	if err != nil {
 		complain(stderr, "emqtop", err)
@@ -112,37 +115,68 @@ func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, d *de
 	return exitOK
 }
 
+// writeWatch writes one line: the same bytes as json.Marshal of the whole
+// line through the text gate, its queues marshalled one at a time into the
+// line's place for them (the first line of a million queues, made whole
+// and then gated, was three copies of 300 MB: 2 GB of RSS).
 func writeWatch(w io.Writer, seq int, snap *model.Snapshot, d *deltas, pollErr error) error {
-	var line any
 	if pollErr != nil {
-		line = struct {
+		b, err := json.Marshal(struct {
 			Seq   int    `json:"seq"`
 			Error string `json:"error"`
-		}{seq, pollErr.Error()}
-	} else {
-		idx, gone, are := d.pick(snap)
-		l := watchLine{jsonSnapshot: toJSON(snap, idx), Seq: seq, Read: snap.Poll.Read, ReadWhy: snap.Poll.Why, Carried: snap.Poll.Carried,
-			TotalsTrend: trendJSON(snap.TotalTrend), QueuesAre: are}
-		if gone != nil {
-			l.Gone = &gone
+		}{seq, pollErr.Error()})
+		if err != nil {
+			return fmt.Errorf("json: %w", err)
 		}
-		if l.ReadWhy == nil {
-			l.ReadWhy = map[string]int{}
-		}
-		for k, i := range idx {
-			l.Queues[k].Trend = trendJSON(snap.Trend(snap.Queues.At(i)))
-		}
-		line = l
+		return gone(w.Write(append(textgate.JSON(b), '\n')))
 	}
-	b, err := json.Marshal(line)
+	idx, goneNames, are := d.pick(snap)
+	l := watchLine{jsonSnapshot: toJSON(snap, []int{}), Seq: seq, Read: snap.Poll.Read, ReadWhy: snap.Poll.Why, Carried: snap.Poll.Carried,
+		TotalsTrend: trendJSON(snap.TotalTrend), QueuesAre: are}
+	if goneNames != nil {
+		l.Gone = &goneNames
+	}
+	if l.ReadWhy == nil {
+		l.ReadWhy = map[string]int{}
+	}
+	head, err := json.Marshal(l)
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}
-	if _, err := w.Write(append(textgate.JSON(b), '\n')); err != nil {
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
-			return errGone
-		}
-		return err
+	head = textgate.JSON(head)
+	// the queues' place: the first "queues":[] of the line, the nodes'
+	// "queues" being numbers (and a string's quotes escaped)
+	at := bytes.Index(head, []byte(`"queues":[]`))
+	if at < 0 {
+		return fmt.Errorf("json: no place for the queues in the line")
 	}
-	return nil
+	at += len(`"queues":[`)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head[:at])
+	var gated []byte
+	for k, i := range idx {
+		q := snap.Queues.At(i)
+		jq := queueJSON(snap, q)
+		jq.Trend = trendJSON(snap.Trend(q))
+		b, err := json.Marshal(jq)
+		if err != nil {
+			return fmt.Errorf("json: %w", err)
+		}
+		if k > 0 {
+			bw.WriteByte(',')
+		}
+		gated = textgate.AppendJSON(gated[:0], b)
+		bw.Write(gated)
+	}
+	bw.Write(head[at:])
+	bw.WriteByte('\n')
+	return gone(0, bw.Flush())
+}
+
+// gone is err as writeWatch says it: errGone when the reader went away.
+func gone(_ int, err error) error {
+	if err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)) {
+		return errGone
+	}
+	return err
 }

@@ -94,3 +94,57 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// A --watch line written a queue at a time is, byte for byte, the line
+// marshalled whole and gated: the first (every queue) and the next (those
+// that changed, and the gone), with names and errors a terminal would act
+// on, a queue in detail and one not UTF-8.
+func TestWriteWatchIsTheWholeLine(t *testing.T) {
+	topo := model.NewTopology(true, []model.Node{{Addr: "127.0.0.1:7000", ID: "a", Role: model.RolePrimary, Slots: []model.Range{{Lo: 0, Hi: 16383}}}})
+	snap := func(n, bump int) *model.Snapshot {
+		s := &model.Snapshot{Topology: topo, Cluster: true, ServerTimeMs: 1_700_000_000_000, ByName: true,
+			Notes: []string{"a note \x1b]0;title\x07"}, Poll: model.PollStats{Read: "changes", Scripts: n}}
+		s.Nodes = append(s.Nodes, model.NodeStatus{Node: topo.Nodes[0], Queues: n})
+		var b model.QueueListBuilder
+		for i := 0; i < n; i++ {
+			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m", i), Node: "127.0.0.1:7000", Pending: int64(i + bump*(i%3)),
+				Err: map[bool]string{true: "WRONGTYPE \x1b[2J <&>", false: ""}[i%7 == 3], OldestPendingAgeMs: -1}
+			if i == 4 {
+				q.Name = "r\xff \u2028"
+			}
+			if i == 1 {
+				q.Detail = true
+				q.Jobs = &model.Jobs{Pending: []model.Job{{ID: "emq_1", Valid: true, Score: 5}}}
+			}
+			b.Add(q)
+		}
+		s.Queues = b.List()
+		return s
+	}
+	streamed, whole := &deltas{}, &deltas{}
+	for seq, s := range []*model.Snapshot{snap(40, 0), snap(40, 1), snap(30, 1)} {
+		var got bytes.Buffer
+		if err := writeWatch(&got, seq+1, s, streamed, nil); err != nil {
+			t.Fatal(err)
+		}
+		idx, gone, are := whole.pick(s)
+		l := watchLine{jsonSnapshot: toJSON(s, idx), Seq: seq + 1, Read: s.Poll.Read, ReadWhy: map[string]int{},
+			TotalsTrend: trendJSON(s.TotalTrend), QueuesAre: are}
+		if gone != nil {
+			l.Gone = &gone
+		}
+		for k, i := range idx {
+			l.Queues[k].Trend = trendJSON(s.Trend(s.Queues.At(i)))
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := append(textgate.JSON(b), '\n'); !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("line %d: written a queue at a time\n%s\nmarshalled whole\n%s", seq+1, got.Bytes(), want)
+		}
+		if seq > 0 && !bytes.Contains(got.Bytes(), []byte(`"queues_are":"changed"`)) {
+			t.Fatalf("line %d carries no changes: %s", seq+1, got.Bytes())
+		}
+	}
+}

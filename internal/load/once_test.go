@@ -141,7 +141,13 @@ func launch(args []string, rssFile string) int {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, launchEnv+"=") })
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil { // the child's pid, for a benchmark that samples it as it runs (/proc)
+		if werr := os.WriteFile(rssFile+".pid", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); werr != nil {
+			fmt.Fprintln(os.Stderr, "launcher:", werr)
+		}
+		err = cmd.Wait()
+	}
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
 		return 1
