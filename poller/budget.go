@@ -24,6 +24,7 @@ const (
 	// the most the budget stretches the interval: the dashboard still moves
 	maxInterval = 30 * time.Second
 	costAlpha   = 0.3 // weight of the newest poll in the running cost
+	wholeRuns   = 3   // whole reads at this many polls in a row are the node's way, not a start's
 )
 
 // nodeCost is what a node's reads cost, kept between polls.
@@ -38,6 +39,7 @@ type nodeCost struct {
 	baseUs            float64 // server µs a poll without the sweep, running
 	lastAt            time.Time
 	scripts, sweeping int // this poll's
+	wholeRun          int // polls in a row read mostly in full or unproven
 }
 
 // statsDue: INFO commandstats is read with this poll's pipeline: every
@@ -97,14 +99,35 @@ func commandStats(info string) map[string][2]int64 {
 }
 
 // account adds one poll of a node: scripts sent (sweeping of them for the
-// sweep), the pipeline's latency when it carried scripts.
-func (c *nodeCost) account(now time.Time, scripts, sweeping int, latency time.Duration) {
+// sweep, whole of them read in full or unproven, dirty for a write), the
+// pipeline's latency when it carried scripts. The interval's base is what
+// a longer interval would save, so it leaves out
+//   - the sweep (the budget stretches it first);
+//   - the reads for writes: as many a second at any interval (a longer
+//     one gathers more writes a poll), so counted in, each poll of 5 s
+//     after a start held the next at 5 s with the writes of 5 s (--watch
+//     at a million wrote a line every 15 s, then 5, not every second);
+//   - a whole read until one has been made at wholeRuns polls in a row:
+//     the first read after a start (every queue, seconds of a server's
+//     time at a million) or a lost tracker is one poll's; a node read in
+//     full at every poll (--full, tracking off) counts from its third.
+//
+// The load itself (rate) counts every script.
+func (c *nodeCost) account(now time.Time, scripts, sweeping, whole, dirty int, latency time.Duration) {
 	if !c.measured && scripts > 0 {
 		c.usPerScript = float64(latency.Microseconds()) / float64(scripts)
 	}
 	c.scripts, c.sweeping = scripts, sweeping
+	if whole*2 > scripts {
+		c.wholeRun++
+	} else {
+		c.wholeRun = 0
+	}
+	if c.wholeRun >= wholeRuns {
+		whole = 0
+	}
 	us := float64(scripts) * c.usPerScript
-	base := float64(scripts-sweeping) * c.usPerScript
+	base := float64(max(0, scripts-sweeping-whole-dirty)) * c.usPerScript
 	if c.lastAt.IsZero() {
 		c.baseUs = base
 	} else if dt := now.Sub(c.lastAt).Seconds(); dt > 0 {

@@ -66,6 +66,10 @@ type changes struct {
 	read    string
 	why     map[string]int
 	sweepBy map[string]int // the sweep's scripts by node
+	// wholeBy: the scripts by node read in full or unproven, which after
+	// a start or a lost tracker are one poll's; dirtyBy those read for a
+	// write, as many a second whatever the interval (budget.go)
+	wholeBy, dirtyBy map[string]int
 
 	busy, quiet map[string]int   // polls in a row where tracking cost a node more than it saved, or not
 	keysAt      map[string]int64 // each tracker's Keys at the last poll
@@ -105,6 +109,7 @@ func (p *Poller) fullWhy() string {
 func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []string, plans []nodePlan, clients map[string]valkey.Client) []nodePlan {
 	ch := &p.ch
 	ch.read, ch.why, ch.due, ch.dueList, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, nil, map[string]string{}, map[string]int{}
+	ch.wholeBy, ch.dirtyBy = map[string]int{}, map[string]int{}
 	primaries := topo.Primaries()
 	if why := p.fullWhy(); why != "" {
 		for _, i := range primaries {
@@ -112,6 +117,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		}
 		for _, np := range plans {
 			ch.why[model.ReadFull] += len(np.batches)
+			ch.wholeBy[np.addr] = len(np.batches)
 		}
 		return plans
 	}
@@ -160,8 +166,13 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			}
 			due++
 			ch.why[r]++
-			if r == model.ReadSweep {
+			switch r {
+			case model.ReadSweep:
 				ch.sweepBy[np.addr]++
+			case model.ReadFull, model.ReadUnproven:
+				ch.wholeBy[np.addr]++
+			case model.ReadDirty:
+				ch.dirtyBy[np.addr]++
 			}
 			if part != nil {
 				b = b.part(part)
@@ -180,6 +191,10 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts
 		ch.why, ch.sweepBy = map[string]int{model.ReadFull: total}, map[string]int{}
+		clear(ch.dirtyBy)
+		for _, np := range plans {
+			ch.wholeBy[np.addr] = len(np.batches)
+		}
 		return plans
 	}
 	ch.read, ch.due, ch.dueList = "changes", isDue, dueList

@@ -90,6 +90,11 @@ func BenchmarkWatch(b *testing.B) {
 				Seq       int               `json:"seq"`
 				QueuesAre string            `json:"queues_are"`
 				Queues    []json.RawMessage `json:"queues"`
+				Read      string            `json:"read"`
+				ReadWhy   map[string]int    `json:"read_why"`
+				Poll      struct {
+					DurationMs float64 `json:"duration_ms"`
+				} `json:"poll"`
 			}
 			if err := json.Unmarshal(line, &doc); err != nil {
 				b.Fatalf("line %d: %v", i+2, err)
@@ -98,6 +103,7 @@ func BenchmarkWatch(b *testing.B) {
 				b.Fatalf("line %d: queues are %q, seq %d after %d", i+2, doc.QueuesAre, doc.Seq, last)
 			}
 			last, sent = doc.Seq, sent+len(doc.Queues)
+			b.Logf("line %d at %v: read %s %v in %.0f ms, %d queues", doc.Seq, time.Since(start).Round(time.Millisecond), doc.Read, doc.ReadWhy, doc.Poll.DurationMs, len(doc.Queues))
 		}
 		el, cpu := time.Since(t0), procCPU(b, pid)-cpu0
 		out.Close() // the reader goes: --watch ends

@@ -1,0 +1,49 @@
+package poller
+
+import (
+	"testing"
+	"time"
+)
+
+// The interval's base leaves out a start's whole read: after a first poll
+// of every queue and one of every slot unproven, the running base is the
+// polls of changes alone (before, the whole read held it for a dozen
+// polls and --watch at a million queues wrote a line every 15 s); a node
+// read whole at every poll counts from its third on.
+func TestBudgetBaseLeavesOutAStartsWholeRead(t *testing.T) {
+	at := time.Unix(1_700_000_000, 0)
+	start := nodeCost{usPerScript: 100, measured: true}
+	for i, p := range []struct{ scripts, whole int }{{15_000, 15_000}, {15_000, 15_000}, {300, 0}, {300, 0}} {
+		start.account(at.Add(time.Duration(i)*time.Second), p.scripts, 0, p.whole, 0, 0)
+		if start.baseUs > 300*100 {
+			t.Fatalf("poll %d after a start: base %.0f µs, more than a poll of changes (30,000)", i+1, start.baseUs)
+		}
+	}
+	full := nodeCost{usPerScript: 100, measured: true}
+	for i := range 5 {
+		full.account(at.Add(time.Duration(i)*time.Second), 15_000, 0, 15_000, 0, 0)
+		if counted := full.baseUs > 0; counted != (i+1 >= wholeRuns) {
+			t.Fatalf("poll %d of a node read whole at every poll: base %.0f µs", i+1, full.baseUs)
+		}
+	}
+	if full.baseUs < 0.5*15_000*100 {
+		t.Fatalf("after 5 whole polls the base is %.0f µs, not near a whole poll's 1,500,000", full.baseUs)
+	}
+}
+
+// Reads for writes are left out of the base too: a poll after a long one
+// reads the writes of that long while, and counted in, it held the next
+// interval as long.
+func TestBudgetBaseLeavesOutReadsForWrites(t *testing.T) {
+	at := time.Unix(1_700_000_000, 0)
+	c := nodeCost{usPerScript: 100, measured: true}
+	for i := range 5 {
+		c.account(at.Add(time.Duration(i)*5*time.Second), 5_000, 0, 0, 4_990, 0)
+	}
+	if c.baseUs > 10*100 {
+		t.Fatalf("polls of 5,000 scripts, 4,990 for writes: base %.0f µs, more than the 10 others'", c.baseUs)
+	}
+	if c.rate < 5e4 { // 5,000 × 100 µs each 5 s, 100,000 µs a second, running: the load counts every script
+		t.Fatalf("the load leaves them out too: %.0f µs a second", c.rate)
+	}
+}
