@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valkey-io/valkey-go"
+
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/poller"
@@ -35,13 +37,7 @@ import (
 //
 //     EMQTOP_LOAD_QUEUES=100000 go test ./internal/load -run x -bench Once -benchtime 1x
 func BenchmarkOnce(b *testing.B) {
-	cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
-	c := vtest.Client(b, cl)
-	seed(b, c)
-	bin := filepath.Join(b.TempDir(), "emqtop")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/echomq/emqtop").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	cl, c, bin := seededWithBinary(b)
 	addr := cl.Nodes[0].Addr()
 	for b.Loop() {
 		// the floor, in this process
@@ -85,15 +81,7 @@ func BenchmarkOnce(b *testing.B) {
 		if err != nil {
 			b.Fatalf("emqtop --once: %v", err)
 		}
-		kb, err := os.ReadFile(rssFile)
-		if err != nil {
-			b.Fatalf("the launcher left no peak RSS: %v", err)
-		}
-		rss, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64)
-		if err != nil {
-			b.Fatalf("the launcher's peak RSS %q: %v", kb, err)
-		}
-		rss /= 1024
+		rss := launchedRSS(b, rssFile)
 		raw, err := os.ReadFile(outFile)
 		if err != nil {
 			b.Fatal(err)
@@ -181,4 +169,31 @@ func serverUsec(b *testing.B, cl *testcluster.Cluster) []int64 {
 		out = append(out, us)
 	}
 	return out
+}
+
+// seededWithBinary is a cluster of 3 primaries seeded as BenchmarkLoad
+// seeds it, a client, and emqtop built into a temporary directory.
+func seededWithBinary(b *testing.B) (*testcluster.Cluster, valkey.Client, string) {
+	cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
+	c := vtest.Client(b, cl)
+	seed(b, c)
+	bin := filepath.Join(b.TempDir(), "emqtop")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/echomq/emqtop").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return cl, c, bin
+}
+
+// launchedRSS is the peak RSS in MB that the launcher wrote to rssFile;
+// none, or one that does not parse, fails the benchmark (never 0 MB).
+func launchedRSS(b *testing.B, rssFile string) float64 {
+	kb, err := os.ReadFile(rssFile)
+	if err != nil {
+		b.Fatalf("the launcher left no peak RSS: %v", err)
+	}
+	rss, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64)
+	if err != nil {
+		b.Fatalf("the launcher's peak RSS %q: %v", kb, err)
+	}
+	return rss / 1024
 }

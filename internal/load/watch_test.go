@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 )
 
@@ -36,13 +35,7 @@ import (
 //
 //     EMQTOP_LOAD_QUEUES=1000000 EMQTOP_LOAD_ROWS=2 go test ./internal/load -run x -bench Watch -benchtime 1x
 func BenchmarkWatch(b *testing.B) {
-	cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
-	c := vtest.Client(b, cl)
-	seed(b, c)
-	bin := filepath.Join(b.TempDir(), "emqtop")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/echomq/emqtop").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	cl, c, bin := seededWithBinary(b)
 	const lines = 20
 	perSecond := queues * writesPerMille / 1000
 	for b.Loop() {
@@ -112,19 +105,12 @@ func BenchmarkWatch(b *testing.B) {
 		if err := <-wrote; err != nil {
 			b.Fatalf("the writer: %v", err)
 		}
-		kb, err := os.ReadFile(rssFile)
-		if err != nil {
-			b.Fatalf("the launcher left no peak RSS: %v", err)
-		}
-		rss, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64)
-		if err != nil {
-			b.Fatalf("the launcher's peak RSS %q: %v", kb, err)
-		}
+		rss := launchedRSS(b, rssFile)
 		b.ReportMetric(first.Seconds(), "first-line-s")
 		b.ReportMetric(float64(el.Milliseconds())/lines, "line-every-ms")
 		b.ReportMetric(float64(sent)/lines, "queues/line")
 		b.ReportMetric(float64(cpu.Milliseconds())/lines, "cpu-ms/line")
-		b.ReportMetric(rss/1024, "rss-MB")
+		b.ReportMetric(rss, "rss-MB")
 	}
 }
 
