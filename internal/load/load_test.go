@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -138,6 +139,16 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// gcCPU is the CPU the collector has spent so far, as of its last cycle.
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
+}
+
 func median(d []time.Duration) time.Duration {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	return d[len(d)/2]
@@ -193,6 +204,8 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(r.PollCPUMs, "poll-cpu-ms")
 		b.ReportMetric(r.AllocMB, "poll-alloc-MB")
 		b.ReportMetric(r.GCs, "GCs/poll")
+		b.ReportMetric(r.GCPollMs, "gc-cpu-ms/poll")
+		b.ReportMetric(r.GCMs, "gc-cpu-ms/collection")
 		b.Logf("%d polls after discovery before the steady state", r.Warm)
 		b.ReportMetric(r.FrameMs, "frame-ms")
 		b.ReportMetric(r.RSSMB, "rss-MB")
@@ -208,6 +221,7 @@ type result struct {
 	Warm                                                      int // polls after discovery before the measured ones
 	PacedS, PollMs, PollCPUMs, FrameMs, RSSMB, PeakMB, HeapMB float64
 	AllocMB, GCs                                              float64  // a measured poll
+	GCPollMs, GCMs                                            float64  // the collector's CPU a poll, and a whole collection's
 	Reads                                                     []string // what each measured poll read, and why
 }
 
@@ -285,6 +299,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
+	gc0 := gcCPU()
 	cpu0 := cpuTime()
 	for i := 0; i < measured; i++ {
 		<-tick.C
@@ -309,6 +324,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	pprof.StopCPUProfile()
 	pollCPU := (cpuTime() - cpu0) / measured
+	gcPoll := (gcCPU() - gc0) / measured
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	stale, why := 0, ""
@@ -324,7 +340,10 @@ func TestLoadChild(t *testing.T) {
 		_ = m.View()
 		frames = append(frames, time.Since(t0))
 	}
+	// one collection's cost: the whole live heap marked, CPU on every core
+	gc1 := gcCPU()
 	runtime.GC()
+	mark := gcCPU() - gc1
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	if f := os.Getenv("EMQTOP_LOAD_HEAPPROFILE"); f != "" { // where the heap goes
@@ -338,6 +357,7 @@ func TestLoadChild(t *testing.T) {
 	paced := max(time.Duration(polls)*time.Second, busy)
 	res := result{Queues: snap.Queues.Len(), Polls: polls, Scripts: snap.Poll.Scripts, PacedS: paced.Seconds(),
 		PollMs: float64(median(durs).Microseconds()) / 1000, PollCPUMs: float64(pollCPU.Microseconds()) / 1000,
+		GCPollMs: float64(gcPoll.Microseconds()) / 1000, GCMs: float64(mark.Microseconds()) / 1000,
 		AllocMB: float64(ms1.TotalAlloc-ms0.TotalAlloc) / measured / (1 << 20), GCs: float64(ms1.NumGC-ms0.NumGC) / measured, Warm: warm, FrameMs: float64(median(frames).Microseconds()) / 1000,
 		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads}
 	j, _ := json.Marshal(res)
