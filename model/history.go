@@ -25,9 +25,8 @@ import (
 // are int32, saturated. History is not safe for concurrent use: one poller
 // owns it, and what a screen needs is copied out into the snapshot.
 type History struct {
-	ids   map[string]int
-	names []string
-	s     []series
+	ids nameIndex // each series' id: its place in s
+	s   []series
 	// the polls: the time of each of the last FineN, and the start and the
 	// first poll of each of the last CoarseN buckets (0 when unused)
 	fineAt      [FineN]int64
@@ -80,7 +79,7 @@ var gapValues = [Metrics]int32{Gap, Gap, Gap, Gap, Gap}
 
 // NewHistory makes an empty history.
 func NewHistory() *History {
-	return &History{ids: map[string]int{}, fineHead: FineN - 1, coarseHd: CoarseN - 1}
+	return &History{ids: newNameIndex(), fineHead: FineN - 1, coarseHd: CoarseN - 1}
 }
 
 // Begin opens the poll taken at ms: the next fine slot, and a new coarse
@@ -100,7 +99,7 @@ func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
 
 // Put records a series' values from the poll Begin opened on.
 func (h *History) Put(name string, v [Metrics]int64) {
-	id, ok := h.ids[name]
+	id, ok := h.ids.id(name)
 	if !ok {
 		id = h.add(name)
 	}
@@ -117,7 +116,7 @@ func (h *History) Put(name string, v [Metrics]int64) {
 // Gap records that a series has no value from the poll Begin opened on (its
 // node did not answer); a name never put stays unknown.
 func (h *History) Gap(name string) {
-	if id, ok := h.ids[name]; ok {
+	if id, ok := h.ids.id(name); ok {
 		h.set(id, gapValues)
 	}
 }
@@ -205,21 +204,16 @@ func reduce(out, g []rec) []rec {
 // Reserve makes room for n series in all, so that adding them grows no
 // table a series at a time.
 func (h *History) Reserve(n int) {
-	more := n - len(h.names)
+	more := n - len(h.s)
 	if more <= 0 {
 		return
 	}
-	if len(h.ids) == 0 {
-		h.ids = make(map[string]int, n)
-	}
-	h.names = slices.Grow(h.names, more)
+	h.ids.reserve(n)
 	h.s = slices.Grow(h.s, more)
 }
 
 func (h *History) add(name string) int {
-	id := len(h.names)
-	h.ids[name] = id
-	h.names = append(h.names, name)
+	id := h.ids.add(name)
 	h.s = append(h.s, series{firstAt: h.nowMs, lastZero: -1})
 	return id
 }
@@ -275,7 +269,7 @@ func (p Past) Holds(v [Metrics]int64) bool {
 // Past is the named series' past as of now; the zero Past for a name never
 // put.
 func (h *History) Past(name string) Past {
-	id, ok := h.ids[name]
+	id, ok := h.ids.id(name)
 	if !ok {
 		return Past{}
 	}
@@ -358,4 +352,4 @@ func (h *History) Trend(name string) Trend {
 }
 
 // Len is how many series the history holds.
-func (h *History) Len() int { return len(h.names) }
+func (h *History) Len() int { return len(h.s) }

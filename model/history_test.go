@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/echomq/emqtop/internal/gcstat"
 )
 
 // refPoll is one poll as the reference keeps it: every value, or a gap.
@@ -123,14 +125,14 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 		t.Error("a view of poll 1500 changed with the polls after it")
 	}
 	c := h.Clock()
-	f := c.fine(&Past{log: h.s[h.ids["orders"]].log})
+	f := c.fine(&Past{log: h.s[idOf(h, "orders")].log})
 	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != f[FineN-1].V[MPending] {
 		t.Errorf("spark %v", sp)
 	}
 	// a series that changes at every poll keeps what its hour needs, not
 	// every change: at most the fine polls and five changes a bucket, and
 	// as many again before the next compaction
-	if n := len(h.s[h.ids["orders"]].log); n > 2*(FineN+5*CoarseN+1) {
+	if n := len(h.s[idOf(h, "orders")].log); n > 2*(FineN+5*CoarseN+1) {
 		t.Errorf("a series changed at every poll keeps %d changes", n)
 	}
 }
@@ -243,7 +245,8 @@ func TestSinceExpiredZero(t *testing.T) {
 // 1,000,000 queues, 0.1% of them changed at each poll (the others are not
 // put: they keep their value), and reports the memory the history holds
 // after the hour (after a GC), per series, and the time of one poll's
-// recording:
+// recording, and the CPU of a collection with the history live (what it
+// costs the collector to mark, with the names):
 //
 //	go test ./model -run x -bench History -benchtime 3600x
 func BenchmarkHistory(b *testing.B) {
@@ -279,6 +282,7 @@ func BenchmarkHistory(b *testing.B) {
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "B/series")
+			b.ReportMetric(float64(gcstat.Collection().Microseconds())/1000, "gc-cpu-ms/collection")
 			runtime.KeepAlive(h)
 			runtime.KeepAlive(names)
 		})
@@ -320,4 +324,9 @@ func TestHistoryReserve(t *testing.T) {
 	if h.Len() != 1001 {
 		t.Errorf("%d series", h.Len())
 	}
+}
+
+func idOf(h *History, name string) int {
+	id, _ := h.ids.id(name)
+	return id
 }

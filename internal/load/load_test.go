@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -29,6 +28,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/echomq/emqtop/internal/commands"
+	"github.com/echomq/emqtop/internal/gcstat"
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
 	"github.com/echomq/emqtop/keyspace"
@@ -137,16 +137,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// gcCPU is the CPU the collector has spent so far, as of its last cycle.
-func gcCPU() time.Duration {
-	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindFloat64 {
-		return 0
-	}
-	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
 func median(d []time.Duration) time.Duration {
@@ -299,7 +289,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	gc0 := gcCPU()
+	gc0 := gcstat.CPU()
 	cpu0 := cpuTime()
 	for i := 0; i < measured; i++ {
 		<-tick.C
@@ -324,7 +314,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	pprof.StopCPUProfile()
 	pollCPU := (cpuTime() - cpu0) / measured
-	gcPoll := (gcCPU() - gc0) / measured
+	gcPoll := (gcstat.CPU() - gc0) / measured
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	stale, why := 0, ""
@@ -341,9 +331,7 @@ func TestLoadChild(t *testing.T) {
 		frames = append(frames, time.Since(t0))
 	}
 	// one collection's cost: the whole live heap marked, CPU on every core
-	gc1 := gcCPU()
-	runtime.GC()
-	mark := gcCPU() - gc1
+	mark := gcstat.Collection()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	if f := os.Getenv("EMQTOP_LOAD_HEAPPROFILE"); f != "" { // where the heap goes
