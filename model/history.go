@@ -25,7 +25,7 @@ import (
 // are int32, saturated. History is not safe for concurrent use: one poller
 // owns it, and what a screen needs is copied out into the snapshot.
 type History struct {
-	ids nameIndex // each series' id: its place in s
+	ids *NameTable // each series' id: its place in s
 	s   []series
 	// the polls: the time of each of the last FineN, and the start and the
 	// first poll of each of the last CoarseN buckets (0 when unused)
@@ -79,7 +79,7 @@ var gapValues = [Metrics]int32{Gap, Gap, Gap, Gap, Gap}
 
 // NewHistory makes an empty history.
 func NewHistory() *History {
-	return &History{ids: newNameIndex(), fineHead: FineN - 1, coarseHd: CoarseN - 1}
+	return &History{ids: NewNameTable(), fineHead: FineN - 1, coarseHd: CoarseN - 1}
 }
 
 // Begin opens the poll taken at ms: the next fine slot, and a new coarse
@@ -99,7 +99,7 @@ func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
 
 // Put records a series' values from the poll Begin opened on.
 func (h *History) Put(name string, v [Metrics]int64) {
-	id, ok := h.ids.id(name)
+	id, ok := h.ids.ID(name)
 	if !ok {
 		id = h.add(name)
 	}
@@ -116,7 +116,7 @@ func (h *History) Put(name string, v [Metrics]int64) {
 // Gap records that a series has no value from the poll Begin opened on (its
 // node did not answer); a name never put stays unknown.
 func (h *History) Gap(name string) {
-	if id, ok := h.ids.id(name); ok {
+	if id, ok := h.ids.ID(name); ok {
 		h.set(id, gapValues)
 	}
 }
@@ -208,12 +208,12 @@ func (h *History) Reserve(n int) {
 	if more <= 0 {
 		return
 	}
-	h.ids.reserve(n)
+	h.ids.Reserve(n)
 	h.s = slices.Grow(h.s, more)
 }
 
 func (h *History) add(name string) int {
-	id := h.ids.add(name)
+	id := h.ids.Add(name)
 	h.s = append(h.s, series{firstAt: h.nowMs, lastZero: -1})
 	return id
 }
@@ -269,7 +269,7 @@ func (p Past) Holds(v [Metrics]int64) bool {
 // Past is the named series' past as of now; the zero Past for a name never
 // put.
 func (h *History) Past(name string) Past {
-	id, ok := h.ids.id(name)
+	id, ok := h.ids.ID(name)
 	if !ok {
 		return Past{}
 	}

@@ -327,6 +327,6 @@ func TestHistoryReserve(t *testing.T) {
 }
 
 func idOf(h *History, name string) int {
-	id, _ := h.ids.id(name)
+	id, _ := h.ids.ID(name)
 	return id
 }

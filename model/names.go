@@ -1,15 +1,23 @@
 package model
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"unsafe"
+)
 
-// nameIndex gives each name an id, 0, 1, 2… in the order they were added,
+// NameTable gives each name an id, 0, 1, 2… in the order they were added,
 // and holds a million names with nothing the garbage collector follows: a
 // map of the names' hashes to ids, and the names' bytes in blocks, each
 // name found by offsets. (A map of strings was 1,000,000 pointers to mark
 // at every collection, and the table of names as many again; issue 24.)
 // Two names with one hash are rare, never wrong: the second and any later
-// one are kept in a map of strings of their own.
-type nameIndex struct {
+// one are kept in a map of strings of their own. A name, once added, is
+// never written again: Name's strings are the table's bytes, not copies,
+// so a million of them point into a few blocks, not at a million objects.
+// Names are never taken out: a holder with names that come and go makes a
+// new table when most of the old one's are gone. Not safe for concurrent
+// use.
+type NameTable struct {
 	seed   maphash.Seed
 	hash   func(seed maphash.Seed, name string) uint64 // maphash.String; a test gives its own
 	ids    map[uint64]int32
@@ -23,42 +31,52 @@ type nameRef struct{ block, off, n uint32 }
 // nameBlock is the size of a block of names' bytes.
 const nameBlock = 1 << 20
 
-func newNameIndex() nameIndex {
-	return nameIndex{seed: maphash.MakeSeed(), hash: maphash.String, ids: map[uint64]int32{}}
+// NewNameTable is an empty table.
+func NewNameTable() *NameTable {
+	return &NameTable{seed: maphash.MakeSeed(), hash: maphash.String, ids: map[uint64]int32{}}
 }
 
-// reserve makes room for n names in all.
-func (x *nameIndex) reserve(n int) {
+// Reserve makes room for n names in all.
+func (x *NameTable) Reserve(n int) {
 	if more := n - len(x.refs); more > 0 && len(x.ids) == 0 {
 		x.ids = make(map[uint64]int32, n)
 		x.refs = make([]nameRef, 0, n)
 	}
 }
 
-// len is how many names the index holds.
-func (x *nameIndex) len() int { return len(x.refs) }
+// Len is how many names the table holds.
+func (x *NameTable) Len() int { return len(x.refs) }
 
-// name is the name of id, its bytes in the index's block (not a copy).
-func (x *nameIndex) name(id int32) []byte {
+// bytes is the name of id, its bytes in the table's block (not a copy).
+func (x *NameTable) bytes(id int32) []byte {
 	r := x.refs[id]
 	return x.blocks[r.block][r.off : r.off+r.n]
 }
 
-// id is name's id, if the index holds it.
-func (x *nameIndex) id(name string) (int, bool) {
+// Name is the name of id (0 ≤ id < Len), the table's bytes as a string.
+func (x *NameTable) Name(id int) string {
+	b := x.bytes(int32(id))
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// ID is name's id, if the table holds it.
+func (x *NameTable) ID(name string) (int, bool) {
 	id, ok := x.ids[x.hash(x.seed, name)]
 	if !ok {
 		return 0, false
 	}
-	if string(x.name(id)) == name {
+	if string(x.bytes(id)) == name {
 		return int(id), true
 	}
 	id, ok = x.more[name]
 	return int(id), ok
 }
 
-// add gives name, which the index does not hold, the next id.
-func (x *nameIndex) add(name string) int {
+// Add gives name, which the table does not hold, the next id.
+func (x *NameTable) Add(name string) int {
 	id := int32(len(x.refs))
 	h := x.hash(x.seed, name)
 	if _, taken := x.ids[h]; taken {

@@ -24,31 +24,31 @@ func TestNameIndex(t *testing.T) {
 		names = append(names, fmt.Sprintf("tenant-%d-%s", i, strings.Repeat("y", i%700)))
 	}
 	for what, hash := range hashes {
-		x := newNameIndex()
+		x := NewNameTable()
 		x.hash = hash
 		for i, n := range names {
-			if _, ok := x.id(n); ok {
+			if _, ok := x.ID(n); ok {
 				t.Fatalf("%s: %q found before it was added", what, n)
 			}
-			if id := x.add(n); id != i {
+			if id := x.Add(n); id != i {
 				t.Fatalf("%s: %q got id %d, want %d", what, n, id, i)
 			}
 		}
 		for i, n := range names {
-			if id, ok := x.id(n); !ok || id != i {
+			if id, ok := x.ID(n); !ok || id != i {
 				t.Errorf("%s: %q is %d %v, want %d", what, n, id, ok, i)
 			}
-			if got := string(x.name(int32(i))); got != n {
+			if got := x.Name(i); got != n {
 				t.Errorf("%s: id %d holds %.20q, want %.20q", what, i, got, n)
 			}
 		}
 		for _, n := range []string{"c", "orders3", "tenant-3000-"} {
-			if _, ok := x.id(n); ok {
+			if _, ok := x.ID(n); ok {
 				t.Errorf("%s: %q found, never added", what, n)
 			}
 		}
-		if x.len() != len(names) {
-			t.Errorf("%s: %d names, want %d", what, x.len(), len(names))
+		if x.Len() != len(names) {
+			t.Errorf("%s: %d names, want %d", what, x.Len(), len(names))
 		}
 	}
 }

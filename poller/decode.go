@@ -3,7 +3,6 @@ package poller
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/echomq/emqtop/keyspace"
@@ -120,13 +119,14 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 	if err != nil {
 		return
 	}
+	p.names.mu.Lock()
+	defer p.names.mu.Unlock()
 	for _, key := range e.Elements {
 		k, err := keyspace.Parse(key)
 		switch {
 		case err == nil && k.Type != keyspace.TypeJob && k.Type != keyspace.TypeMeta:
-			if !st.passSeen.has(k.Queue) {
-				st.passSeen[strings.Clone(k.Queue)] = struct{}{}
-				if st.known.has(k.Queue) {
+			if id := p.names.intern(k.Queue); st.passSeen.add(id) {
+				if st.known.has(id) {
 					st.seenKnown++
 				} else {
 					p.setChanged()
@@ -142,16 +142,16 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 	res.scanned = e.Elements
 	st.cursor = strconv.FormatUint(e.Cursor, 10)
 	if e.Cursor == 0 {
-		if len(st.known) != len(st.passSeen) {
+		if st.known.len() != st.passSeen.len() {
 			p.setChanged() // a queue vanished
 		}
-		if st.seenKnown < len(st.known) {
+		if st.seenKnown < st.known.len() {
 			// some queue is no longer here: deleted, or its slot moved
 			// away, which the topology in hand may not know yet
 			st.shrankAt = time.Now()
 			p.kickTopology()
 		}
-		st.known, st.passSeen, st.seenKnown = st.passSeen, nameSet{}, 0
+		st.known, st.passSeen, st.seenKnown = st.passSeen, &idSet{}, 0
 		st.knownAt = st.passStart
 		st.foreign, st.passForeign = st.passForeign, map[string]string{}
 		st.passes++
@@ -164,15 +164,6 @@ func (p *Poller) setChanged() {
 	p.mu.Lock()
 	p.qver++
 	p.mu.Unlock()
-}
-
-// nameSet is a set of queue names: no value a name (a map of bools took a
-// third more at a million queues).
-type nameSet map[string]struct{}
-
-func (s nameSet) has(q string) bool {
-	_, ok := s[q]
-	return ok
 }
 
 func addForeign(m map[string]string, key, reason string) {

@@ -178,9 +178,12 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	defer func() { p.qcacheVer, p.qcacheTop = p.qver, topo }()
 	// a sorted slice with the duplicates dropped, not a set: a map of a
 	// million names was 47 MB at the peak of every change of the queue set
+	p.names.mu.Lock()
+	defer p.names.mu.Unlock()
+	p.names.renew(p.nodes)
 	size := 0
 	for _, st := range p.nodes {
-		size += len(st.known) + len(st.passSeen)
+		size += st.known.len() + st.passSeen.len()
 	}
 	out := make([]string, 0, size)
 	primary, walked := map[string]bool{}, map[string]bool{}
@@ -192,14 +195,12 @@ func (p *Poller) queues(topo *model.Topology) []string {
 			continue
 		}
 		walked[addr] = st.known != nil // a whole pass of it is done
-		for q := range st.known {
-			out = append(out, q)
-		}
-		for q := range st.passSeen {
-			if !st.known.has(q) {
-				out = append(out, q)
+		st.known.each(func(id int) { out = append(out, p.names.t.Name(id)) })
+		st.passSeen.each(func(id int) {
+			if !st.known.has(id) {
+				out = append(out, p.names.t.Name(id))
 			}
-		}
+		})
 	}
 	// A primary not yet walked whole (a replica just promoted, a node that
 	// took slots over) keeps the queues its slots had on the node that held
@@ -209,12 +210,13 @@ func (p *Poller) queues(topo *model.Topology) []string {
 		if primary[addr] {
 			continue
 		}
-		for _, qs := range []nameSet{st.known, st.passSeen} {
-			for q := range qs {
+		for _, qs := range []*idSet{st.known, st.passSeen} {
+			qs.each(func(id int) {
+				q := p.names.t.Name(id)
 				if o := topo.OwnerOf(keyspace.QueueSlot(q)); o != nil && !walked[o.Addr] {
 					out = append(out, q)
 				}
-			}
+			})
 		}
 	}
 	slices.Sort(out)

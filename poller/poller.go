@@ -42,11 +42,11 @@ type nodeState struct {
 	passStart         time.Time
 	// server time spent on the current pass, and on the last whole one
 	passCost, lastPassCost time.Duration
-	// the queues of the current pass and of the last complete one: sets of
-	// names cloned out of the SCAN replies (a name held as a slice of its
-	// key kept the whole reply string alive)
-	passSeen nameSet
-	known    nameSet
+	// the queues of the current pass and of the last complete one (nil
+	// before one is): sets of ids in the poller's names (a name held as a
+	// slice of its key kept the whole reply string alive)
+	passSeen *idSet
+	known    *idSet
 	knownAt  time.Time // when that pass started
 	// seenKnown: how many of known the current pass has found so far;
 	// shrankAt: when a whole pass last ended without some queue of the
@@ -129,6 +129,7 @@ type Poller struct {
 	planWindow time.Duration // the window their scripts were built for
 	inDetail   []*batch      // the plan's batches that read a queue in detail
 	nodes      map[string]*nodeState
+	names      names           // every name discovery found: the nodes' sets index it
 	prev       *model.Snapshot // the last snapshot: stale queues fall back on it
 	prevIdx    map[string]int  // its queues by name, built when needed
 	last       lastAssembly    // what it was assembled from and learnt
@@ -256,6 +257,9 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 		for _, st := range p.nodes {
 			st.known, st.passSeen, st.seenKnown = nil, nil, 0
 		}
+		p.names.mu.Lock()
+		p.names.t = nil // the list's strings keep the names' bytes
+		p.names.mu.Unlock()
 	}
 	plans := p.changed(ctx, topo, queues, p.cachedPlan(topo, queues, clients), clients)
 	if p.discoverAll && p.opt.Once {
@@ -344,7 +348,7 @@ func (p *Poller) passComplete(snap *model.Snapshot, answeringOnly bool) bool {
 func (p *Poller) state(addr string) *nodeState {
 	st := p.nodes[addr]
 	if st == nil {
-		st = &nodeState{passSeen: nameSet{}, passForeign: map[string]string{}}
+		st = &nodeState{passSeen: &idSet{}, passForeign: map[string]string{}}
 		p.mu.Lock() // the topology refresher reads the map
 		p.nodes[addr] = st
 		p.mu.Unlock()

@@ -24,12 +24,12 @@ func TestQueuesOfANodeNotYetWalked(t *testing.T) {
 		{ID: "b", Addr: b, Role: model.RolePrimary, Health: "online", Slots: []model.Range{{Lo: 0, Hi: 16383}}},
 	})
 	p := New(nil, Options{})
-	p.nodes[a] = &nodeState{known: nameSet{"orders": {}, "fills": {}}, passSeen: nameSet{}}
-	p.nodes[b] = &nodeState{passSeen: nameSet{"orders": {}}} // its first pass under way
+	p.nodes[a] = &nodeState{known: p.nameSet("orders", "fills"), passSeen: p.nameSet()}
+	p.nodes[b] = &nodeState{passSeen: p.nameSet("orders")} // its first pass under way
 	if got := strings.Join(p.queues(topo), ","); got != "fills,orders" {
 		t.Errorf("before b is walked: %s, want fills,orders", got)
 	}
-	p.nodes[b].known, p.nodes[b].passSeen = nameSet{"orders": {}}, nameSet{}
+	p.nodes[b].known, p.nodes[b].passSeen = p.nameSet("orders"), p.nameSet()
 	p.qver++
 	if got := strings.Join(p.queues(topo), ","); got != "orders" {
 		t.Errorf("once b is walked: %s, want orders (fills is gone)", got)
@@ -50,8 +50,8 @@ func TestQueuesOfAMovedSlot(t *testing.T) {
 	})
 	p := New(nil, Options{})
 	walked := time.Now()
-	p.nodes[a] = &nodeState{known: nameSet{"fills": {}}, knownAt: walked.Add(time.Second), passSeen: nameSet{}}
-	p.nodes[b] = &nodeState{known: nameSet{}, knownAt: walked, passSeen: nameSet{}}
+	p.nodes[a] = &nodeState{known: p.nameSet("fills"), knownAt: walked.Add(time.Second), passSeen: p.nameSet()}
+	p.nodes[b] = &nodeState{known: p.nameSet(), knownAt: walked, passSeen: p.nameSet()}
 	p.polled = []string{"fills", "q-7"}
 	p.movedAt[slot] = walked.Add(time.Millisecond) // after b's last pass began
 	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {
@@ -77,8 +77,8 @@ func TestQueuesWhileTheTopologyLags(t *testing.T) {
 	})
 	p := New(nil, Options{})
 	now := time.Now()
-	p.nodes[a] = &nodeState{known: nameSet{"fills": {}}, knownAt: now, passSeen: nameSet{}, shrankAt: now}
-	p.nodes[b] = &nodeState{known: nameSet{}, knownAt: now, passSeen: nameSet{}}
+	p.nodes[a] = &nodeState{known: p.nameSet("fills"), knownAt: now, passSeen: p.nameSet(), shrankAt: now}
+	p.nodes[b] = &nodeState{known: p.nameSet(), knownAt: now, passSeen: p.nameSet()}
 	p.polled = []string{"fills", "q-7"}
 	p.topoAt = now.Add(-time.Second)
 	if got := strings.Join(p.queues(topo), ","); got != "fills,q-7" {
@@ -112,7 +112,29 @@ func discoveryOf(p *Poller, q string) string {
 	}
 	for addr, st := range p.nodes {
 		out = append(out, fmt.Sprintf("%s: %d passes, cursor %q, known %v (pass started %s ago), this pass %v, timed out %v, err %q",
-			addr, st.passes, st.cursor, st.known.has(q), time.Since(st.knownAt).Round(time.Millisecond), st.passSeen.has(q), st.timedOut, st.err))
+			addr, st.passes, st.cursor, p.inSet(st.known, q), time.Since(st.knownAt).Round(time.Millisecond), p.inSet(st.passSeen, q), st.timedOut, st.err))
 	}
 	return strings.Join(out, "; ")
+}
+
+// nameSet is a node's set of the names qs, as a pass makes it.
+func (p *Poller) nameSet(qs ...string) *idSet {
+	p.names.mu.Lock()
+	defer p.names.mu.Unlock()
+	s := &idSet{}
+	for _, q := range qs {
+		s.add(p.names.intern(q))
+	}
+	return s
+}
+
+// inSet reports whether a node's set holds the name q.
+func (p *Poller) inSet(s *idSet, q string) bool {
+	p.names.mu.Lock()
+	defer p.names.mu.Unlock()
+	if p.names.t == nil {
+		return false
+	}
+	id, ok := p.names.t.ID(q)
+	return ok && s.has(id)
 }

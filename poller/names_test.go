@@ -1,0 +1,91 @@
+package poller
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+func setNames(n *names, s *idSet) []string {
+	var out []string
+	s.each(func(id int) { out = append(out, n.t.Name(id)) })
+	slices.Sort(out)
+	return out
+}
+
+// A name seen again is the same id and the same string; once the nodes'
+// sets hold under half of what the table does, a new table holds just
+// theirs, the sets name what they did, and a string from the old table
+// is whole.
+func TestNamesRenew(t *testing.T) {
+	var n names
+	a, b := &nodeState{known: &idSet{}, passSeen: &idSet{}}, &nodeState{passSeen: &idSet{}}
+	nodes := map[string]*nodeState{"a": a, "b": b}
+	var first string
+	for i := range 20000 {
+		id := n.intern(fmt.Sprintf("q-%05d", i))
+		if i == 0 {
+			first = n.t.Name(id)
+		}
+		if i%100 == 0 {
+			a.known.add(id)
+		}
+		if i%1000 == 1 {
+			b.passSeen.add(id)
+		}
+	}
+	if id := n.intern("q-00000"); unsafe.StringData(n.t.Name(id)) != unsafe.StringData(first) {
+		t.Fatal("a name interned again is another string")
+	}
+	wantA, wantB := setNames(&n, a.known), setNames(&n, b.passSeen)
+	n.renew(nodes)
+	if n.t.Len() != 200+20 {
+		t.Errorf("the new table holds %d names, want the sets' 220", n.t.Len())
+	}
+	if got := setNames(&n, a.known); !slices.Equal(got, wantA) {
+		t.Errorf("a's set after: %d names, want %d", len(got), len(wantA))
+	}
+	if got := setNames(&n, b.passSeen); !slices.Equal(got, wantB) {
+		t.Errorf("b's set after: %v, want %v", got, wantB)
+	}
+	if a.known.len() != 200 || b.passSeen.len() != 20 || a.passSeen.len() != 0 || b.known != nil {
+		t.Errorf("sizes after: %d %d %d, b known %v", a.known.len(), b.passSeen.len(), a.passSeen.len(), b.known)
+	}
+	if first != "q-00000" {
+		t.Errorf("the old table's string is now %q", first)
+	}
+	before := n.t
+	n.renew(nodes) // all the table holds is in the sets: kept
+	if n.t != before {
+		t.Error("a table the sets fill was made again")
+	}
+}
+
+// An id set says what it holds, counts each id once, and yields ids in
+// order, however far apart.
+func TestIDSet(t *testing.T) {
+	var s idSet
+	ids := []int{0, 63, 64, 5000, 1 << 20, 7}
+	for _, id := range ids {
+		if !s.add(id) {
+			t.Errorf("%d was there before", id)
+		}
+	}
+	if s.add(63) || s.len() != len(ids) {
+		t.Errorf("63 twice: len %d", s.len())
+	}
+	var got []int
+	s.each(func(id int) { got = append(got, id) })
+	slices.Sort(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("each: %v, want %v", got, ids)
+	}
+	if s.has(65) || s.has(1<<21) || !s.has(5000) {
+		t.Error("has")
+	}
+	var none *idSet
+	if none.has(1) || none.len() != 0 {
+		t.Error("a nil set holds something")
+	}
+}
