@@ -10,18 +10,20 @@ import (
 // map of the names' hashes to ids, and the names' bytes in blocks, each
 // name found by offsets. (A map of strings was 1,000,000 pointers to mark
 // at every collection, and the table of names as many again; issue 24.)
-// Two names with one hash are rare, never wrong: the second and any later
-// one are kept in a map of strings of their own. A name, once added, is
-// never written again: Name's strings are the table's bytes, not copies,
-// so a million of them point into a few blocks, not at a million objects.
-// Names are never taken out: a holder with names that come and go makes a
-// new table when most of the old one's are gone. Not safe for concurrent
-// use.
+// Two names with one hash (of 32 bits: about 120 of a million names) are
+// rare, never wrong: the second and any later one are kept in a map of
+// strings of their own.
+//
+// A name, once added, is never written again: Name's strings are the
+// table's bytes, not copies, so a million of them point into a few
+// blocks, not at a million objects. Names are never taken out: a holder
+// whose names come and go makes a new table when most of the old one's
+// are gone. Not safe for concurrent use.
 type NameTable struct {
 	seed   maphash.Seed
 	hash   func(seed maphash.Seed, name string) uint64 // maphash.String; a test gives its own
-	ids    map[uint64]int32
-	more   map[string]int32 // a name whose hash an earlier name holds
+	ids    map[uint32]int32                            // by the hash's low 32 bits: 8 bytes an entry, not 16
+	more   map[string]int32                            // a name whose hash an earlier name holds
 	blocks [][]byte
 	refs   []nameRef // each id's name
 }
@@ -33,13 +35,13 @@ const nameBlock = 1 << 20
 
 // NewNameTable is an empty table.
 func NewNameTable() *NameTable {
-	return &NameTable{seed: maphash.MakeSeed(), hash: maphash.String, ids: map[uint64]int32{}}
+	return &NameTable{seed: maphash.MakeSeed(), hash: maphash.String, ids: map[uint32]int32{}}
 }
 
 // Reserve makes room for n names in all.
 func (x *NameTable) Reserve(n int) {
 	if more := n - len(x.refs); more > 0 && len(x.ids) == 0 {
-		x.ids = make(map[uint64]int32, n)
+		x.ids = make(map[uint32]int32, n)
 		x.refs = make([]nameRef, 0, n)
 	}
 }
@@ -64,7 +66,7 @@ func (x *NameTable) Name(id int) string {
 
 // ID is name's id, if the table holds it.
 func (x *NameTable) ID(name string) (int, bool) {
-	id, ok := x.ids[x.hash(x.seed, name)]
+	id, ok := x.ids[uint32(x.hash(x.seed, name))]
 	if !ok {
 		return 0, false
 	}
@@ -78,7 +80,7 @@ func (x *NameTable) ID(name string) (int, bool) {
 // Add gives name, which the table does not hold, the next id.
 func (x *NameTable) Add(name string) int {
 	id := int32(len(x.refs))
-	h := x.hash(x.seed, name)
+	h := uint32(x.hash(x.seed, name))
 	if _, taken := x.ids[h]; taken {
 		if x.more == nil {
 			x.more = map[string]int32{}
