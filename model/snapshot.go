@@ -74,6 +74,10 @@ type Queue struct {
 	// a replica (--replicas), or the node a redirect named. (It was the
 	// address, 16 bytes a queue that nothing showed.)
 	Elsewhere bool
+	// slab is the QueueStore slab the queue was taken from (0: none); a
+	// copy made outside the store keeps its original's, which only makes
+	// that slab look fuller than it is
+	slab uint32
 }
 
 // Jobs are a queue's job lists and lease histogram, read in detail.

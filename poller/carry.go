@@ -227,7 +227,7 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 	switch fresh := a.rd.of(i); {
 	case prev != nil && owner != nil && p.ch.due != nil && !p.ch.due[i] && a.nodeNow[owner.Addr] > 0:
 		// not read: nothing of it changed, and its node answered
-		q, carried = carry(prev, owner.Addr), true
+		q, carried = p.carry(prev, owner.Addr), true
 	case fresh != nil && prev != nil && owner != nil && sameReading(prev, fresh, owner.Addr):
 		// read (the sweep, a write that changed nothing it counts): the
 		// same figures, so the same queue, shared, as a carried one is
@@ -240,13 +240,13 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 			q.Err = NoKeys(name, p.opt.Target)
 		}
 	case owner == nil:
-		q = stale(prev, name)
+		q = p.stale(prev, name)
 		q.Err, q.Unread = fmt.Sprintf("slot %d is not covered by any node", slot), true
 	case a.failed[i] != "":
-		q = stale(prev, name)
+		q = p.stale(prev, name)
 		q.Err, q.Unread = a.failed[i], true
 	default: // its node did not answer, or it was found this poll
-		q = stale(prev, name)
+		q = p.stale(prev, name)
 	}
 	if q != prev {
 		q.Name, q.Slot = name, slot
@@ -293,25 +293,27 @@ func sameReading(prev, fresh *model.Queue, owner string) bool {
 }
 
 // stale is a copy of the last reading, marked stale, or an empty one.
-func stale(prev *model.Queue, name string) *model.Queue {
+func (p *Poller) stale(prev *model.Queue, name string) *model.Queue {
 	if prev == nil {
-		return &model.Queue{Name: name, OldestPendingAgeMs: -1, Stale: true}
+		q := p.store.Copy(&model.Queue{})
+		q.Name, q.OldestPendingAgeMs, q.Stale = name, -1, true
+		return q
 	}
-	q := *prev
+	q := p.store.Copy(prev)
 	q.Stale = true
-	return &q
+	return q
 }
 
 // carry is the last reading, which nothing changed since: the same queue,
 // shared, unless it was read in detail (its job lists are dropped: a
 // queue on screen in detail is read every poll) or its node changed. Its
 // oldest pending job's age moves on with the clock (Snapshot.OldestAge).
-func carry(prev *model.Queue, owner string) *model.Queue {
+func (p *Poller) carry(prev *model.Queue, owner string) *model.Queue {
 	if !prev.Detail && !prev.Stale && prev.Node == owner {
 		return prev
 	}
-	q := *prev
+	q := p.store.Copy(prev)
 	q.Stale, q.Node = false, owner
 	q.Detail, q.Jobs = false, nil
-	return &q
+	return q
 }

@@ -15,11 +15,13 @@ const maxForeign = 1000
 
 // decodeBatch reads one snapshot script's reply. A reply that cannot be
 // read fails its queues with the reason; it never panics.
-func decodeBatch(r valkey.ValkeyResult, b batch) []*model.Queue {
+func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*model.Queue {
 	rows := make([]*model.Queue, len(b.queues))
+	store.Take(rows) // set field by field: see Take
 	fail := func(msg string) []*model.Queue {
-		for i, q := range b.queues {
-			rows[i] = &model.Queue{Name: q, Slot: b.slot, Node: b.owner, Err: msg, Unread: true, OldestPendingAgeMs: -1}
+		for i, name := range b.queues {
+			q := rows[i]
+			q.Name, q.Slot, q.Node, q.Err, q.Unread, q.OldestPendingAgeMs = name, b.slot, b.owner, msg, true, -1
 		}
 		return rows
 	}
@@ -29,10 +31,10 @@ func decodeBatch(r valkey.ValkeyResult, b batch) []*model.Queue {
 	}
 	now, _ := arr[0].AsInt64()
 	for i, name := range b.queues {
-		// a queue of its own (the snapshot takes it as it is: never an
-		// element of an array, which one queue carried would keep whole)
-		q := &model.Queue{Name: name, Slot: b.slot, Node: b.owner, ServerTimeMs: now, OldestPendingAgeMs: -1, Detail: b.detail[i]}
-		rows[i] = q
+		// a queue of the store's slabs (one queue carried keeps its slab
+		// whole: the store moves the queues of slabs mostly let go)
+		q := rows[i]
+		q.Name, q.Slot, q.Node, q.ServerTimeMs, q.OldestPendingAgeMs, q.Detail = name, b.slot, b.owner, now, -1, b.detail[i]
 		row, err := arr[1+i].ToArray()
 		if err != nil || len(row) == 0 {
 			q.Err = "unreadable snapshot row"

@@ -315,7 +315,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 				res.batchErr[bi] = err
 				continue
 			}
-			res.rows[bi] = decodeBatch(r, np.batches[bi])
+			res.rows[bi] = decodeBatch(r, np.batches[bi], &p.store)
 		}
 	}
 	cmds, firstOf := build(0, cmds)

@@ -129,10 +129,11 @@ type Poller struct {
 	planWindow time.Duration // the window their scripts were built for
 	inDetail   []*batch      // the plan's batches that read a queue in detail
 	nodes      map[string]*nodeState
-	names      names           // every name discovery found: the nodes' sets index it
-	prev       *model.Snapshot // the last snapshot: stale queues fall back on it
-	prevIdx    map[string]int  // its queues by name, built when needed
-	last       lastAssembly    // what it was assembled from and learnt
+	names      names            // every name discovery found: the nodes' sets index it
+	store      model.QueueStore // the readings' queues, in slabs
+	prev       *model.Snapshot  // the last snapshot: stale queues fall back on it
+	prevIdx    map[string]int   // its queues by name, built when needed
+	last       lastAssembly     // what it was assembled from and learnt
 	version    string
 	ch         changes // what change-driven polling keeps between polls
 }
@@ -291,6 +292,9 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 	snap.TakenAt = time.Now()
 	if !p.opt.Once {
 		p.record(snap)
+		// the queues of slabs mostly let go move to new ones (the list is
+		// walked once a quarter of its length was read anew)
+		snap.Queues = p.store.Compact(snap.Queues)
 	}
 	return snap, nil
 }

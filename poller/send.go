@@ -150,7 +150,7 @@ func (p *Poller) retryRound(ctx context.Context, nc valkey.Client, np nodePlan, 
 		switch {
 		case err == nil:
 			res.batchErr[bi] = nil
-			res.rows[bi] = decodeBatch(replies[at[i]], np.batches[bi])
+			res.rows[bi] = decodeBatch(replies[at[i]], np.batches[bi], &p.store)
 			continue
 		case refusesTime(err) && nowHint == "":
 			again = append(again, bi)
