@@ -212,7 +212,12 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 	w, hi := len(out), k
 	for x := len(in) - 1; x >= 0; x-- {
 		n := in[x]
-		at, _ := slices.BinarySearchFunc(out[:hi], n, order)
+		qn := qs.At(n)
+		vn := f.Snap.sortValue(qn, key)
+		at, _ := slices.BinarySearchFunc(out[:hi], n, func(a, _ int) int {
+			qa := qs.At(a)
+			return f.compare(key, reverse, a, qa, f.Snap.sortValue(qa, key), n, qn, vn)
+		})
 		w -= hi - at
 		copy(out[w:], out[at:hi])
 		w--
@@ -300,16 +305,23 @@ func (f *Fold) order(key SortKey, reverse bool) func(a, b int) int {
 	qs := f.Snap.Queues
 	return func(a, b int) int {
 		qa, qb := qs.At(a), qs.At(b)
-		c := cmp.Compare(f.Snap.sortValue(qa, key), f.Snap.sortValue(qb, key))
-		if c == 0 && key == SortNode {
-			c = strings.Compare(qa.Node, qb.Node)
-		}
-		if c == 0 {
-			c = cmp.Compare(a, b)
-		}
-		if reverse {
-			return -c
-		}
-		return c
+		return f.compare(key, reverse, a, qa, f.Snap.sortValue(qa, key), b, qb, f.Snap.sortValue(qb, key))
 	}
+}
+
+// compare is order's comparison of queues a and b (at those places),
+// given their sort values: a binary search gives the value it looks for
+// once, not at each step (a queue read through the list is a cache miss).
+func (f *Fold) compare(key SortKey, reverse bool, a int, qa *Queue, va int64, b int, qb *Queue, vb int64) int {
+	c := cmp.Compare(va, vb)
+	if c == 0 && key == SortNode {
+		c = strings.Compare(qa.Node, qb.Node)
+	}
+	if c == 0 {
+		c = cmp.Compare(a, b)
+	}
+	if reverse {
+		return -c
+	}
+	return c
 }
