@@ -2,6 +2,7 @@ package poller
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,7 +47,7 @@ type changes struct {
 	closed   bool
 
 	need      [keyspace.SlotCount]uint8
-	needQ     map[string]struct{}        // queues written to, not yet read since
+	needQ     map[uint16][]string        // queues written to, not yet read since, by slot (a batch looks up its slot's few, not each of its queues)
 	dirty     [keyspace.SlotCount]bool   // slots of queues written since the last poll
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
@@ -224,9 +225,11 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		// have changed, and the others are not looked at (a write to a
 		// slot of 61 queues read one, not 61 last readings; the batch
 		// stays settled, its deadline lowered by what the read finds)
-		for k := range b.queues {
-			if _, written := ch.needQ[b.queues[k]]; written {
-				part = append(part, k)
+		if ws := ch.needQ[b.slot]; len(ws) > 0 {
+			for k, q := range b.queues {
+				if slices.Contains(ws, q) {
+					part = append(part, k)
+				}
 			}
 		}
 		switch len(part) {
@@ -248,7 +251,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	}()
 	for k, i := range b.idx {
 		r := ""
-		_, written := ch.needQ[b.queues[k]]
+		written := slices.Contains(ch.needQ[b.slot], b.queues[k])
 		q := p.prevOf(i, b.queues[k])
 		switch {
 		case written:
@@ -343,16 +346,12 @@ func (p *Poller) settle(results []nodeResult) {
 			ch.markNode(r.plan.addr, needUnproven)
 			for _, b := range r.plan.batches {
 				failed = append(failed, b.slot)
-				for _, q := range b.queues {
-					delete(ch.needQ, q)
-				}
+				ch.readOf(b)
 			}
 			continue
 		}
 		for bi, b := range r.plan.batches {
-			for _, q := range b.queues {
-				delete(ch.needQ, q) // read, or its slot is marked below
-			}
+			ch.readOf(b) // read, or its slot is marked below
 			switch err := r.batchErr[bi]; {
 			case err == nil:
 				ch.need[b.slot] = needNone
@@ -363,5 +362,19 @@ func (p *Poller) settle(results []nodeResult) {
 	}
 	for _, s := range failed {
 		ch.mark(s, needUnproven)
+	}
+}
+
+// readOf takes a batch's queues out of the queues written to.
+func (ch *changes) readOf(b batch) {
+	ws := ch.needQ[b.slot]
+	if len(ws) == 0 {
+		return
+	}
+	ws = slices.DeleteFunc(ws, func(q string) bool { return slices.Contains(b.queues, q) })
+	if len(ws) == 0 {
+		delete(ch.needQ, b.slot)
+	} else {
+		ch.needQ[b.slot] = ws
 	}
 }

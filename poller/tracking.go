@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +46,7 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 	}
 	ch.mu.Lock()
 	if ch.trackers == nil {
-		ch.trackers, ch.needQ = map[string]*tracking{}, map[string]struct{}{}
+		ch.trackers, ch.needQ = map[string]*tracking{}, map[uint16][]string{}
 	}
 	for addr, tr := range ch.trackers {
 		if !prim[addr] && !tr.starting {
@@ -118,8 +119,11 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 			continue
 		}
 		for _, q := range queues {
-			ch.needQ[q] = struct{}{}
-			ch.dirty[keyspace.QueueSlot(q)] = true
+			s := keyspace.QueueSlot(q)
+			if !slices.Contains(ch.needQ[s], q) {
+				ch.needQ[s] = append(ch.needQ[s], q)
+			}
+			ch.dirty[s] = true
 		}
 	}
 }
