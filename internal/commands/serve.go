@@ -26,6 +26,7 @@ type serveFlags struct {
 	root        rootFlags // the connection, --queues, --interval, --audit-log
 	ssh         string
 	metrics     string
+	metricsQ    int // --metrics-queues
 	readers     string
 	operators   string
 	hostKey     string
@@ -42,6 +43,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root.auditLog, "audit-log", "", "append every operator's action to `FILE` (default $XDG_STATE_HOME/emqtop/audit.log)")
 	fs.StringVar(&f.ssh, "ssh", "", "serve the dashboard over SSH on `ADDR` (default "+DefaultSSH+"; none with --metrics alone)")
 	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on `ADDR` (/metrics), from the shared snapshot")
+	fs.IntVar(&f.metricsQ, "metrics-queues", serve.DefaultMetricsQueues, "the most queues with series of their own in the metrics (past it, those that failed, then with the most expired, then pending, jobs)")
 	fs.StringVar(&f.readers, "readers", "", "public keys that may watch, in authorized_keys format (`FILE`)")
 	fs.StringVar(&f.operators, "operators", "", "public keys that may also act (requeue, drain), in authorized_keys format (`FILE`)")
 	fs.StringVar(&f.hostKey, "host-key", "", "the server's host key (`FILE`; default $XDG_STATE_HOME/emqtop/ssh_host_ed25519_key, made on first start)")
@@ -97,6 +99,9 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	if f.ssh == "" && f.metrics == "" {
 		return fail(exitUsage, errors.New("nothing to serve: give --ssh ADDR, --metrics ADDR, or both"))
 	}
+	if f.metricsQ < 0 {
+		return fail(exitUsage, fmt.Errorf("--metrics-queues %d: give 0 or more (0: no series for any queue)", f.metricsQ))
+	}
 	var keys *serve.Keys
 	var hostPEM []byte
 	if f.ssh != "" {
@@ -140,7 +145,7 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 	}
 	var msrv *http.Server
 	if f.metrics != "" {
-		if msrv, addrs.metrics, err = startMetrics(f.metrics, hub, srv, stdout); err != nil {
+		if msrv, addrs.metrics, err = startMetrics(f.metrics, f.metricsQ, hub, srv, stdout); err != nil {
 			return fail(exitError, err)
 		}
 	}
@@ -229,13 +234,13 @@ func startSSH(f serveFlags, hub *serve.Hub, keys *serve.Keys, hostPEM []byte, cf
 }
 
 // startMetrics serves /metrics on addr from the hub's snapshot.
-func startMetrics(addr string, hub *serve.Hub, srv *serve.Server, stdout io.Writer) (*http.Server, string, error) {
+func startMetrics(addr string, maxQueues int, hub *serve.Hub, srv *serve.Server, stdout io.Writer) (*http.Server, string, error) {
 	sessions := func() int { return 0 }
 	if srv != nil {
 		sessions = srv.Sessions
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", serve.MetricsHandler(hub, sessions))
+	mux.Handle("/metrics", serve.MetricsHandler(hub, sessions, maxQueues))
 	msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -132,7 +132,7 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 	h, _, _ := hubOn(t)
 	s := h.Attach()
 	next(t, s, func(s *model.Snapshot) bool { return s.Queue("orders") != nil })
-	srv := httptest.NewServer(MetricsHandler(h, func() int { return 7 }))
+	srv := httptest.NewServer(MetricsHandler(h, func() int { return 7 }, DefaultMetricsQueues))
 	defer srv.Close()
 	scrape := func() string {
 		resp, err := srv.Client().Get(srv.URL)
