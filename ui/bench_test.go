@@ -2,6 +2,7 @@ package ui
 
 import (
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -82,9 +83,22 @@ func BenchmarkMillion(b *testing.B) {
 	base.Queues = byNameList(base.Queues)
 	base.ByName = true // as the poller's snapshots
 	src := &fakeSource{snap: base}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	m := New(src, colourTheme(), Options{Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	m.Update(snapshotMsg{external: true, snap: base})
+	_ = m.View()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// what a session (serve runs a model a session) holds beyond the
+	// snapshot it shares with the others
+	b.Run("session", func(b *testing.B) {
+		for b.Loop() {
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
+	})
 	changed := func(b *testing.B) {
 		b.ReportAllocs()
 		round := 0
