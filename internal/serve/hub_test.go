@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"io"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -134,15 +133,7 @@ func TestMetricsFromTheSharedSnapshot(t *testing.T) {
 	next(t, s, func(s *model.Snapshot) bool { return s.Queue("orders") != nil })
 	srv := httptest.NewServer(MetricsHandler(h, func() int { return 7 }, DefaultMetricsQueues))
 	defer srv.Close()
-	scrape := func() string {
-		resp, err := srv.Client().Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	scrape := func() string { return scrapeOf(t, srv) }
 	var out string
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ { // scrapes may overlap

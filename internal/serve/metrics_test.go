@@ -80,13 +80,7 @@ func TestMetricsQueuesCapped(t *testing.T) {
 	scrape := func(max int) string {
 		srv := httptest.NewServer(MetricsHandler(h, func() int { return 0 }, max))
 		defer srv.Close()
-		resp, err := srv.Client().Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+		return scrapeOf(t, srv)
 	}
 	out := scrape(5)
 	for _, want := range []string{"emqtop_queues 300", "emqtop_queues_exported 5",
@@ -109,4 +103,21 @@ func TestMetricsQueuesCapped(t *testing.T) {
 	if !strings.Contains(out, "emqtop_queues_exported 300") || strings.Count(out, "emqtop_queue_expired_jobs{") != 299 {
 		t.Errorf("under the cap, not every queue:\n%.2000s", out)
 	}
+}
+
+// scrapeOf is one scrape of a metrics server's body ("" when it fails:
+// the error is the test's; scrapes may run in goroutines of their own).
+func scrapeOf(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Error(err)
+	}
+	return string(b)
 }
