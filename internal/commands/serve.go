@@ -88,11 +88,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	return serveUntil(ctx, f, stdout, stderr, nil)
 }
 
+// shutdownGrace is how long serve waits, once told to stop, for every
+// session to end with its terminal restored and its message. A session
+// quits at once, and serve closes as soon as the last one has; it was a
+// second at most, and on a loaded machine a session still sending a
+// 500×300 frame was cut off with its terminal in the dashboard's modes. A
+// client that does not read holds serve no longer than this.
+const shutdownGrace = 5 * time.Second
+
 // served is what serveUntil started, for tests: the addresses bound.
 type served struct{ ssh, metrics string }
 
 // serveUntil serves until ctx ends, then ends every session with a
-// message, stops the poller and closes the listeners within a second.
+// message, stops the poller and closes the listeners, once every session
+// has ended (shutdownGrace at most).
 func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, ready func(served)) int {
 	const name = "emqtop serve"
 	fail := func(code int, err error) int { complain(stderr, name, err); return code }
@@ -153,7 +162,7 @@ func serveUntil(ctx context.Context, f serveFlags, stdout, stderr io.Writer, rea
 		ready(addrs)
 	}
 	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if srv != nil {
 		srv.Shutdown(sctx)

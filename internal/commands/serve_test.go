@@ -167,7 +167,7 @@ func writeScripts(t *testing.T, cl *testcluster.Cluster) int64 {
 // requeues a stuck job through the confirmation and the audit line names
 // the key, a key not listed is refused, a client that stops reading does
 // not slow the others, the metrics count the sessions, and SIGTERM ends
-// every session with a message within a second.
+// every session with a message.
 func TestServeOverSSH(t *testing.T) {
 	cl, c := vtest.Cluster(t, 3)
 	for i := 0; i < 3; i++ {
