@@ -40,7 +40,7 @@ func NewNameTable() *NameTable {
 
 // Reserve makes room for n names in all.
 func (x *NameTable) Reserve(n int) {
-	if more := n - len(x.refs); more > 0 && len(x.ids) == 0 {
+	if n > len(x.refs) && len(x.ids) == 0 {
 		x.ids = make(map[uint32]int32, n)
 		x.refs = make([]nameRef, 0, n)
 	}

@@ -28,7 +28,11 @@ type QueueStore struct {
 
 // Take fills qs with new zero queues. Set their fields one by one: a
 // queue assigned whole loses the mark of its slab.
-func (s *QueueStore) Take(qs []*Queue) {
+func (s *QueueStore) Take(qs []*Queue) { s.take(qs, true) }
+
+// take is Take; new says whether the queues count as read anew (a queue
+// Compact moves does not).
+func (s *QueueStore) take(qs []*Queue, new bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range qs {
@@ -41,17 +45,24 @@ func (s *QueueStore) Take(qs []*Queue) {
 		}
 		qs[i], s.cur = &s.cur[0], s.cur[1:]
 	}
-	s.made += len(qs)
+	if new {
+		s.made += len(qs)
+	}
 }
 
 // Copy is a copy of q taken from the store.
 func (s *QueueStore) Copy(q *Queue) *Queue {
 	var c [1]*Queue
 	s.Take(c[:])
-	slab := c[0].slab
-	*c[0] = *q
-	c[0].slab = slab
+	c[0].copyOf(q)
 	return c[0]
+}
+
+// copyOf makes q a copy of src, q's slab kept.
+func (q *Queue) copyOf(src *Queue) {
+	slab := q.slab
+	*q = *src
+	q.slab = slab
 }
 
 // Compact is l with the queues of sparse slabs (under two thirds of them
@@ -114,15 +125,10 @@ func (s *QueueStore) Compact(l QueueList) QueueList {
 		return l
 	}
 	moved := make([]*Queue, len(old))
-	s.Take(moved)
+	s.take(moved, false)
 	for k, q := range old {
-		slab := moved[k].slab
-		*moved[k] = *q
-		moved[k].slab = slab
+		moved[k].copyOf(q)
 	}
-	s.mu.Lock()
-	s.made -= len(idx) // the moves are not new queues
-	s.mu.Unlock()
 	return l.With(idx, moved)
 }
 
