@@ -289,10 +289,15 @@ func (k SortKey) Next() SortKey { return (k + 1) % sortKeys }
 // substring of the name, sorted by key (descending for counts, ascending
 // for names, unless reversed), ties broken by name.
 func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
+	return f.Sorted(filter, key, reverse).Rows
+}
+
+// Sorted is View's rows with their runs of one sort value, for ViewAfter.
+func (f *Fold) Sorted(filter string, key SortKey, reverse bool) Order {
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
 	if key == SortNode || !f.byName {
-		return f.viewSlow(filter, key, reverse)
+		return Order{Rows: f.viewSlow(filter, key, reverse)}
 	}
 	// the snapshot is sorted by name, so a queue's index breaks ties in
 	// name order, and a row is two integers: small rows, a cheap compare
@@ -308,14 +313,14 @@ func (f *Fold) View(filter string, key SortKey, reverse bool) []int {
 		}
 		return cmp.Compare(a.i, b.i)
 	})
+	if reverse { // the order is total (indexes are unique): reversed is the reverse sort
+		slices.Reverse(rows)
+	}
 	out := make([]int, len(rows))
 	for i, r := range rows {
 		out[i] = r.i
 	}
-	if reverse { // the order is total (indexes are unique): reversed is the reverse sort
-		slices.Reverse(out)
-	}
-	return out
+	return withRuns(out, func(p int) int64 { return rows[p].k })
 }
 
 // kept calls f for every queue whose name holds the lower-cased filter.

@@ -168,15 +168,15 @@ func WalkByName(cur, prev QueueList, shared func(lo, hi int) bool, f func(i, j i
 	return true
 }
 
-// ViewAfter is View(filter, key, reverse) of f, made from prevView, the
-// view of prev for the same filter, key and direction: the same order, at
-// the cost of what changed. It falls back to View when it cannot apply.
-// prevView is spent: the result is made in its array (a million rows are
+// ViewAfter is Sorted(filter, key, reverse) of f, made from prevView, the
+// order of prev for the same filter, key and direction: the same order, at
+// the cost of what changed. It falls back to Sorted when it cannot apply.
+// prevView is spent: the result is made in its arrays (a million rows are
 // 8 MB, a new array each poll kept the collector busy), so the caller
 // must not read it after.
-func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey, reverse bool) []int {
+func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey, reverse bool) Order {
 	if prev == f || !stableKey(key) {
-		return f.View(filter, key, reverse)
+		return f.Sorted(filter, key, reverse)
 	}
 	ch, ok := &f.change, f.change.from == prev && prev != nil
 	if !ok {
@@ -184,66 +184,84 @@ func (f *Fold) ViewAfter(prev *Fold, prevView []int, filter string, key SortKey,
 		ch, ok = &c, made
 	}
 	if !ok {
-		return f.View(filter, key, reverse)
+		return f.Sorted(filter, key, reverse)
 	}
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
 	// what is kept: the last view without the queues gone or read anew,
 	// at their places now, compacted in place
-	kept := prevView[:0]
-	for _, pj := range prevView {
+	kept := prevView.keep(prevView.Rows, func(pj int) int {
 		if n := ch.where(pj); n >= 0 && !ch.fresh.has(n) {
-			kept = append(kept, n)
+			return n
 		}
+		return -1
+	})
+	type row struct {
+		n int
+		v int64
 	}
-	var in []int
+	var in []row
 	for _, n := range ch.changed {
-		if filter == "" || containsFold(qs.At(n).Name, filter) {
-			in = append(in, n)
+		if q := qs.At(n); filter == "" || containsFold(q.Name, filter) {
+			in = append(in, row{n: n, v: f.Snap.sortValue(q, key)})
 		}
 	}
-	order := f.order(key, reverse)
-	slices.SortFunc(in, order)
+	slices.SortFunc(in, func(a, b row) int {
+		return f.compare(key, reverse, a.n, qs.At(a.n), a.v, b.n, qs.At(b.n), b.v)
+	})
 	// merge from the back, in place: each changed queue goes where a
 	// binary search of what is kept puts it, the runs between moved whole;
 	// out[:hi] is still kept's head while it is searched
-	k := len(kept)
-	out := slices.Grow(kept, len(in))[:k+len(in)]
+	k := len(kept.Rows)
+	out := slices.Grow(kept.Rows, len(in))[:k+len(in)]
+	ats := make([]int, len(in))
 	w, hi := len(out), k
 	for x := len(in) - 1; x >= 0; x-- {
-		n := in[x]
-		qn := qs.At(n)
-		vn := f.Snap.sortValue(qn, key)
-		at, _ := slices.BinarySearchFunc(out[:hi], n, func(a, _ int) int {
-			qa := qs.At(a)
-			return f.compare(key, reverse, a, qa, f.Snap.sortValue(qa, key), n, qn, vn)
-		})
+		n, vn := in[x].n, in[x].v
+		var at int
+		if kept.byValue {
+			at = kept.place(n, vn, reverse, hi)
+		} else { // the sort by node: a search that reads the queues it passes
+			qn := qs.At(n)
+			at, _ = slices.BinarySearchFunc(out[:hi], n, func(a, _ int) int {
+				qa := qs.At(a)
+				return f.compare(key, reverse, a, qa, f.Snap.sortValue(qa, key), n, qn, vn)
+			})
+		}
 		w -= hi - at
 		copy(out[w:], out[at:hi])
 		w--
 		out[w] = n
-		hi = at
+		hi, ats[x] = at, at
 	}
-	return out
+	res := Order{Rows: out, byValue: kept.byValue}
+	if kept.byValue {
+		vals := make([]int64, len(in))
+		for x, r := range in {
+			vals[x] = r.v
+		}
+		res.runs = kept.mergedRuns(vals, ats)
+	}
+	return res
 }
 
 // Cut is the rows of view whose queue's name holds filter (as View
 // filters: case aside), in view's order, written to dst's array (dst may
-// be view itself: the cut is then in place): View(filter) of an order
-// made by View with no filter, or with a filter that filter holds, without
-// sorting again. A long view is matched in the queues' order first, on
-// the fold's names (a sort's order reads each queue's name through its
-// reading: a cache miss each, 100 ms at a million), then cut by the bits.
-func (f *Fold) Cut(dst, view []int, filter string) []int {
+// be view's itself: the cut is then in place): Sorted(filter) of an order
+// made by Sorted with no filter, or with a filter that filter holds,
+// without sorting again. A long view is matched in the queues' order
+// first, on the fold's names (a sort's order reads each queue's name
+// through its reading: a cache miss each, 100 ms at a million), then cut
+// by the bits.
+func (f *Fold) Cut(dst []int, view Order, filter string) Order {
 	filter = strings.ToLower(filter)
-	out := dst[:0]
-	if len(view) < f.Snap.Queues.Len()/8 {
-		for _, i := range view {
+	if len(view.Rows) < f.Snap.Queues.Len()/8 {
+		return view.keep(dst, func(i int) int {
 			if containsFold(f.Snap.Queues.At(i).Name, filter) {
-				out = append(out, i)
+				return i
 			}
-		}
-		return out
+			return -1
+		})
 	}
 	names := f.names()
 	match := newBitset(len(names))
@@ -252,12 +270,12 @@ func (f *Fold) Cut(dst, view []int, filter string) []int {
 			match.add(i)
 		}
 	}
-	for _, i := range view {
+	return view.keep(dst, func(i int) int {
 		if match.has(i) {
-			out = append(out, i)
+			return i
 		}
-	}
-	return out
+		return -1
+	})
 }
 
 // names is the queues' names, in their order: made when first asked (a
@@ -298,20 +316,11 @@ func (f *Fold) Carry(prev *Fold, vals []int32) (out []int32, ok bool) {
 	return out, true
 }
 
-// order compares two queues (by index) as View sorts them: the key, the
-// node for SortNode, then the name (the index: the snapshot is sorted by
-// name), the whole order reversed when reverse is set.
-func (f *Fold) order(key SortKey, reverse bool) func(a, b int) int {
-	qs := f.Snap.Queues
-	return func(a, b int) int {
-		qa, qb := qs.At(a), qs.At(b)
-		return f.compare(key, reverse, a, qa, f.Snap.sortValue(qa, key), b, qb, f.Snap.sortValue(qb, key))
-	}
-}
-
-// compare is order's comparison of queues a and b (at those places),
-// given their sort values: a binary search gives the value it looks for
-// once, not at each step (a queue read through the list is a cache miss).
+// compare is View's comparison of queues a and b (at those places),
+// given their sort values: the key, the node for SortNode, then the name
+// (the index: the snapshot is sorted by name), the whole order reversed
+// when reverse is set. A search gives the value it looks for once, not at
+// each step (a queue read through the list is a cache miss).
 func (f *Fold) compare(key SortKey, reverse bool, a int, qa *Queue, va int64, b int, qb *Queue, vb int64) int {
 	c := cmp.Compare(va, vb)
 	if c == 0 && key == SortNode {

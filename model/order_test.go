@@ -32,7 +32,7 @@ func TestViewAfterIsView(t *testing.T) {
 		for _, rev := range []bool{false, true} {
 			for _, filter := range []string{"", "Q-1"} {
 				prev := NewFold(s)
-				view := prev.View(filter, key, rev)
+				view := prev.Sorted(filter, key, rev)
 				cur := s
 				for round := 0; round < 12; round++ {
 					next := *cur
@@ -78,19 +78,51 @@ func TestViewAfterIsView(t *testing.T) {
 						t.Fatalf("round %d: the change says the same names at the same places is %v", round, same)
 					}
 					sameFold(t, f, whole)
-					again := whole.ViewAfter(prev, slices.Clone(view), filter, key, rev) // ViewAfter spends the view it is given
+					again := whole.ViewAfter(prev, cloneOrder(view), filter, key, rev) // ViewAfter spends the view it is given
 					got := f.ViewAfter(prev, view, filter, key, rev)
-					if want := whole.View(filter, key, rev); !slices.Equal(got, want) {
-						t.Fatalf("by %v rev %v filter %q, round %d: the kept order differs from a whole sort (%d rows, %d)", key, rev, filter, round, len(got), len(want))
+					want := whole.Sorted(filter, key, rev)
+					if !slices.Equal(got.Rows, want.Rows) {
+						t.Fatalf("by %v rev %v filter %q, round %d: the kept order differs from a whole sort (%d rows, %d)", key, rev, filter, round, len(got.Rows), len(want.Rows))
 					}
-					if !slices.Equal(again, got) {
+					sameRuns(t, got, want)
+					if !slices.Equal(again.Rows, got.Rows) {
 						t.Fatalf("round %d: the order after a fold made whole differs", round)
+					}
+					if filter != "" { // a filter cut from the whole order is the filtered sort
+						all := whole.Sorted("", key, rev)
+						cut := whole.Cut(nil, all, filter)
+						if !slices.Equal(cut.Rows, want.Rows) {
+							t.Fatalf("by %v rev %v, round %d: the cut order differs from a whole sort", key, rev, round)
+						}
+						sameRuns(t, cut, want)
+						if inPlace := whole.Cut(all.Rows, all, filter); !slices.Equal(inPlace.Rows, want.Rows) {
+							t.Fatalf("by %v rev %v, round %d: the order cut in place differs from a whole sort", key, rev, round)
+						}
 					}
 					prev, view, cur = f, got, &next
 				}
 			}
 		}
 	}
+}
+
+// sameRuns: an order made by difference knows the runs of one sort value
+// a whole sort gives (the next ViewAfter places changed queues by them).
+func sameRuns(t *testing.T, got, want Order) {
+	t.Helper()
+	if got.byValue != want.byValue || !slices.Equal(got.runs, want.runs) {
+		t.Fatalf("the runs of one value: %v (%d, by value %v), a whole sort's %v (%d, %v)", head(got.runs), len(got.runs), got.byValue, head(want.runs), len(want.runs), want.byValue)
+	}
+	if want.byValue && len(want.Rows) > 0 && len(want.runs) < 2 && want.runs[0].v != 0 {
+		t.Fatal("one run of a value other than the name's: the test proves little")
+	}
+}
+
+func head(r []valueRun) []valueRun { return r[:min(len(r), 6)] }
+
+func cloneOrder(o Order) Order {
+	o.Rows, o.runs = slices.Clone(o.Rows), slices.Clone(o.runs)
+	return o
 }
 
 func cmpName(a, b *Queue) int {

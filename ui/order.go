@@ -22,7 +22,7 @@ type order struct {
 	filter string
 	key    model.SortKey
 	rev    bool
-	view   []int // shared: copied before anything reorders or cuts it; the next ViewAfter spends it
+	view   model.Order // shared: copied before anything reorders or cuts it; the next ViewAfter spends it
 }
 
 func (o *listOrder) of(f *model.Fold, filter string, key model.SortKey, rev bool) []int {
@@ -38,21 +38,22 @@ func (o *listOrder) of(f *model.Fold, filter string, key model.SortKey, rev bool
 	from := s.view // a key that narrows the filter: cut in place
 	if s.fold != f || s.key != key || s.rev != rev || s.filter == "" ||
 		!strings.Contains(strings.ToLower(filter), strings.ToLower(s.filter)) {
-		from = o.all.of(f, "", key, rev) // into the last rows' array: all's is kept
+		o.all.of(f, "", key, rev)
+		from = o.all.view // into the last rows' array: all's is kept
 	}
-	*s = order{fold: f, filter: filter, key: key, rev: rev, view: f.Cut(s.view, from, filter)}
-	return s.view
+	*s = order{fold: f, filter: filter, key: key, rev: rev, view: f.Cut(s.view.Rows, from, filter)}
+	return s.view.Rows
 }
 
 func (o *order) of(f *model.Fold, filter string, key model.SortKey, rev bool) []int {
 	switch {
 	case o.fold == f && o.filter == filter && o.key == key && o.rev == rev:
-		return o.view
+		return o.view.Rows
 	case o.fold != nil && o.filter == filter && o.key == key && o.rev == rev:
 		o.view = f.ViewAfter(o.fold, o.view, filter, key, rev)
 	default:
-		o.view = f.View(filter, key, rev)
+		o.view = f.Sorted(filter, key, rev)
 	}
 	o.fold, o.filter, o.key, o.rev = f, filter, key, rev
-	return o.view
+	return o.view.Rows
 }
