@@ -188,14 +188,7 @@ func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey,
 	}
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
-	// what is kept: the last view without the queues gone or read anew,
-	// at their places now, compacted in place
-	kept := prevView.keep(prevView.Rows, func(pj int) int {
-		if n := ch.where(pj); n >= 0 && !ch.fresh.has(n) {
-			return n
-		}
-		return -1
-	})
+	kept := f.kept(prev, ch, prevView, filter, key, reverse)
 	type row struct {
 		n int
 		v int64
@@ -243,6 +236,41 @@ func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey,
 		res.runs = kept.mergedRuns(vals, ats)
 	}
 	return res
+}
+
+// kept is prevView (prev's order, filter lower-cased) without the queues
+// gone or read anew, at their places now, in prevView's arrays. When no
+// queue came or went (the same names at the same places) and the order is
+// by a number, each queue read anew is found by its last value, on the
+// runs, and cut out, the rows between moved whole: no row is looked at (a
+// walk of each was 4 ms a poll at a million).
+func (f *Fold) kept(prev *Fold, ch *change, prevView Order, filter string, key SortKey, reverse bool) Order {
+	if ch.same && prevView.byValue {
+		pqs := prev.Snap.Queues
+		del := make([]int, 0, len(ch.changed))
+		for _, n := range ch.changed { // the same names: n is its place then too
+			q := pqs.At(n)
+			if filter != "" && !containsFold(q.Name, filter) {
+				continue // it was not in the view
+			}
+			p := prevView.place(n, prev.Snap.sortValue(q, key), reverse, len(prevView.Rows))
+			if p == len(prevView.Rows) || prevView.Rows[p] != n {
+				del = nil // not where its value puts it: walk
+				break
+			}
+			del = append(del, p)
+		}
+		if del != nil {
+			slices.Sort(del)
+			return prevView.without(del)
+		}
+	}
+	return prevView.keep(prevView.Rows, func(pj int) int {
+		if n := ch.where(pj); n >= 0 && !ch.fresh.has(n) {
+			return n
+		}
+		return -1
+	})
 }
 
 // Cut is the rows of view whose queue's name holds filter (as View

@@ -79,6 +79,39 @@ func (o Order) keep(dst []int, at func(row int) int) Order {
 	return out
 }
 
+// without is o without the rows at places del (ascending), in o's
+// arrays: the rows between moved whole, each run's start moved back by
+// the rows cut before it, a run cut whole dropped.
+func (o Order) without(del []int) Order {
+	if len(del) == 0 {
+		return o
+	}
+	w := del[0]
+	for x, d := range del {
+		end := len(o.Rows)
+		if x+1 < len(del) {
+			end = del[x+1]
+		}
+		w += copy(o.Rows[w:], o.Rows[d+1:end])
+	}
+	out := Order{Rows: o.Rows[:w], runs: o.runs[:0], byValue: o.byValue}
+	x := 0 // the places cut before the run
+	for r, run := range o.runs {
+		end := o.runEnd(r) // read before out's append can reach runs[r+1]: it writes at r at most
+		for x < len(del) && del[x] < run.start {
+			x++
+		}
+		y := x
+		for y < len(del) && del[y] < end {
+			y++
+		}
+		if end-run.start > y-x {
+			out.runs = append(out.runs, valueRun{v: run.v, start: run.start - x})
+		}
+	}
+	return out
+}
+
 // place is where, among o's rows before hi, the queue at index n with
 // sort value v goes, found on the runs and the rows' indexes alone.
 func (o *Order) place(n int, v int64, reverse bool, hi int) int {
