@@ -330,3 +330,41 @@ func idOf(h *History, name string) int {
 	id, _ := h.ids.ID(name)
 	return id
 }
+
+// The series' first records share slabs: a series' next change never
+// writes into its neighbour's record, and a view of the first poll says
+// what it said after every series changed.
+func TestFirstRecordsShareASlab(t *testing.T) {
+	h := NewHistory()
+	const n = 300
+	name := func(i int) string { return fmt.Sprintf("q-%03d", i) }
+	h.Begin(1000)
+	for i := range n {
+		h.Put(name(i), [Metrics]int64{int64(i), 1})
+	}
+	first, views := h.Clock(), make([]Past, n)
+	for i := range n {
+		views[i] = h.Past(name(i))
+	}
+	if &views[0].log[0] == &views[n-1].log[0] || cap(views[0].log) != 1 {
+		t.Fatal("the first records are not one slab's slots of one record each")
+	}
+	h.Begin(2000)
+	for i := range n {
+		if i%3 != 0 { // a third never change again
+			h.Put(name(i), [Metrics]int64{int64(i), 2})
+		}
+	}
+	for i := range n {
+		if s := first.Series(views[i]); len(s.Fine) == 0 || s.Fine[len(s.Fine)-1].V != [Metrics]int32{int32(i), 1} {
+			t.Fatalf("%s: the first poll's view says %+v after the second", name(i), s.Fine)
+		}
+		want := [Metrics]int32{int32(i), 2}
+		if i%3 == 0 {
+			want = [Metrics]int32{int32(i), 1}
+		}
+		if s, _ := h.Series(name(i)); len(s.Fine) == 0 || s.Fine[len(s.Fine)-1].V != want {
+			t.Fatalf("%s: says %+v, not %v", name(i), s.Fine, want)
+		}
+	}
+}
