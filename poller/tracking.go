@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,7 +119,7 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 		}
 		for _, q := range queues {
 			s := keyspace.QueueSlot(q)
-			if !slices.Contains(ch.needQ[s], q) {
+			if !hasName(ch.needQ[s], q) {
 				ch.needQ[s] = append(ch.needQ[s], q)
 			}
 			ch.dirty[s] = true
