@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -159,5 +160,43 @@ func sameFold(t *testing.T, got, want *Fold) {
 func TestQueueFitsItsSizeClass(t *testing.T) {
 	if n := unsafe.Sizeof(Queue{}); n > 176 {
 		t.Errorf("model.Queue is %d bytes: past the 176-byte size class, 16 MB or more at a million queues", n)
+	}
+}
+
+// searchIndex is the binary search's answer on runs even, skewed and
+// short, ascending and descending, for indexes in them and between.
+func TestSearchIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 300; round++ {
+		n := []int{0, 1, 2, 31, 33, 1000, 50000}[round%7]
+		rows := make([]int, 0, n)
+		at := 0
+		for len(rows) < n {
+			if round%3 == 0 { // skewed: dense, then a long gap, then dense
+				at += 1 + r.IntN(2)
+				if r.IntN(1000) == 0 {
+					at += 1 << 20
+				}
+			} else {
+				at += 1 + r.IntN(40)
+			}
+			rows = append(rows, at)
+		}
+		for _, dir := range []int{1, -1} {
+			rs := slices.Clone(rows)
+			if dir < 0 {
+				slices.Reverse(rs)
+			}
+			for k := 0; k < 200; k++ {
+				x := r.IntN(at + 3)
+				if k%2 == 0 && n > 0 {
+					x = rows[r.IntN(n)]
+				}
+				want, _ := slices.BinarySearchFunc(rs, x, func(row, x int) int { return dir * cmp.Compare(row, x) })
+				if got := searchIndex(rs, x, dir); got != want {
+					t.Fatalf("%d rows, dir %d, index %d: %d, not %d", n, dir, x, got, want)
+				}
+			}
+		}
 	}
 }
