@@ -100,8 +100,9 @@ func (h *History) Begin(ms int64) {
 
 func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
 
-// Put records a series' values from the poll Begin opened on.
-func (h *History) Put(name string, v [Metrics]int64) {
+// Put records a series' values from the poll Begin opened on, and is its
+// Past then (one look-up of the name, not two).
+func (h *History) Put(name string, v [Metrics]int64) Past {
 	id, ok := h.ids.ID(name)
 	if !ok {
 		id = h.add(name)
@@ -114,14 +115,19 @@ func (h *History) Put(name string, v [Metrics]int64) {
 	if c[MExpired] == 0 {
 		h.s[id].lastZero = h.nowMs
 	}
+	return h.pastOf(id)
 }
 
 // Gap records that a series has no value from the poll Begin opened on (its
-// node did not answer); a name never put stays unknown.
-func (h *History) Gap(name string) {
-	if id, ok := h.ids.ID(name); ok {
-		h.set(id, gapValues)
+// node did not answer), and is its Past then; a name never put stays
+// unknown.
+func (h *History) Gap(name string) Past {
+	id, ok := h.ids.ID(name)
+	if !ok {
+		return Past{}
 	}
+	h.set(id, gapValues)
+	return h.pastOf(id)
 }
 
 // set appends a change; a value equal to the last one is no change.
@@ -299,6 +305,10 @@ func (h *History) Past(name string) Past {
 	if !ok {
 		return Past{}
 	}
+	return h.pastOf(id)
+}
+
+func (h *History) pastOf(id int) Past {
 	s := &h.s[id]
 	return Past{log: s.log[:len(s.log):len(s.log)], firstAt: s.firstAt, lastZero: s.lastZero}
 }

@@ -368,3 +368,25 @@ func TestFirstRecordsShareASlab(t *testing.T) {
 		}
 	}
 }
+
+// Put and Gap are the series' Past after them, as Past says it.
+func TestPutAndGapAreThePast(t *testing.T) {
+	h := NewHistory()
+	same := func(a, b Past) bool {
+		return len(a.log) == len(b.log) && (len(a.log) == 0 || &a.log[0] == &b.log[0]) && a.firstAt == b.firstAt && a.lastZero == b.lastZero
+	}
+	for i := range 40 {
+		h.Begin(int64(1000 * (i + 1)))
+		if p := h.Put("a", [Metrics]int64{int64(i % 7), 1, int64(i % 2)}); !same(p, h.Past("a")) || !p.Known() {
+			t.Fatalf("poll %d: Put is not the Past", i)
+		}
+		if p := h.Gap("b"); p.Known() || !same(p, h.Past("b")) {
+			t.Fatalf("poll %d: a Gap of a series never put is not the zero Past", i)
+		}
+		if i%5 == 0 {
+			if p := h.Gap("a"); !same(p, h.Past("a")) || !p.Gapped() {
+				t.Fatalf("poll %d: Gap is not the Past", i)
+			}
+		}
+	}
+}

@@ -23,13 +23,10 @@ func (p *Poller) record(s *model.Snapshot) {
 			if q.Past.Gapped() {
 				return
 			}
-			h.Gap(q.Name)
+			q.Past = h.Gap(q.Name)
 		} else if v := values(q); !q.Past.Holds(v) {
-			h.Put(q.Name, v)
-		} else {
-			return
+			q.Past = h.Put(q.Name, v)
 		}
-		q.Past = h.Past(q.Name)
 	}
 	if p.last.touched == nil {
 		for i := range s.Queues.Len() {
