@@ -104,3 +104,38 @@ func TestSlotStats(t *testing.T) {
 		}
 	}
 }
+
+// A primary whose slot stats are key counts alone is read again after
+// SlotStatsKeysEvery, not SlotStatsEvery, unless one of its slots moved
+// since its last read; one with CPU and network is read at
+// SlotStatsEvery.
+func TestSlotStatsKeysAloneReadLessOften(t *testing.T) {
+	p := New(nil, Options{})
+	now := time.Now()
+	ranges := []model.Range{{Lo: 0, Hi: 99}, {Lo: 5000, Hi: 5460}}
+	st := func(mode string, ago time.Duration) *nodeState {
+		return &nodeState{slots: slotStatsState{node: model.SlotStatsNode{Mode: mode, ReadAt: now.Add(-ago)}}}
+	}
+	for _, c := range []struct {
+		mode string
+		ago  time.Duration
+		due  bool
+	}{
+		{model.SlotStatsKeys, SlotStatsEvery + time.Second, false},
+		{model.SlotStatsKeys, SlotStatsKeysEvery + time.Second, true},
+		{model.SlotStatsFull, SlotStatsEvery + time.Second, true},
+		{model.SlotStatsFull, SlotStatsEvery - time.Second, false},
+	} {
+		if got := p.slotStatsDue(st(c.mode, c.ago), ranges, now); got != c.due {
+			t.Errorf("%s read %v ago: due %v, not %v", c.mode, c.ago, got, c.due)
+		}
+	}
+	p.movedAt[7000] = now.Add(-time.Second) // not one of its slots
+	if p.slotStatsDue(st(model.SlotStatsKeys, SlotStatsEvery+time.Second), ranges, now) {
+		t.Error("a slot of another node moved, and the key counts are read before their time")
+	}
+	p.movedAt[5460] = now.Add(-time.Second)
+	if !p.slotStatsDue(st(model.SlotStatsKeys, SlotStatsEvery+time.Second), ranges, now) {
+		t.Error("one of its slots moved since its last read, and its key counts are not read again")
+	}
+}
