@@ -133,12 +133,24 @@ type QueueKeys struct {
 	Pending, Active, Schedule, Meta, JobPrefix string
 }
 
-// KeysOf builds every key of queue, or refuses the name.
+// KeysOf builds every key of queue, or refuses the name. The keys are
+// cut from one string (one allocation, not six: a poll builds them for
+// each queue it reads), so one kept keeps the others' bytes too: they are
+// for a command, not for keeping.
 func KeysOf(queue string) (QueueKeys, error) {
 	if err := ValidateQueue(queue); err != nil {
 		return QueueKeys{}, err
 	}
 	b := prefix + queue + "}:"
-	return QueueKeys{Pending: b + TypePending, Active: b + TypeActive,
-		Schedule: b + TypeSchedule, Meta: b + TypeMeta, JobPrefix: b + "job:"}, nil
+	all := b + TypePending + b + TypeActive + b + TypeSchedule + b + TypeMeta + b + "job:"
+	var k QueueKeys
+	at := 0
+	for _, f := range []struct {
+		key  *string
+		kind string
+	}{{&k.Pending, TypePending}, {&k.Active, TypeActive}, {&k.Schedule, TypeSchedule}, {&k.Meta, TypeMeta}, {&k.JobPrefix, "job:"}} {
+		n := len(b) + len(f.kind)
+		*f.key, at = all[at:at+n], at+n
+	}
+	return k, nil
 }

@@ -177,3 +177,16 @@ func TestJobPattern(t *testing.T) {
 		t.Error("a pattern of an id that is not one")
 	}
 }
+
+// KeysOf's keys are each key of the queue, made in one allocation.
+func TestKeysOfOneAllocation(t *testing.T) {
+	k, err := KeysOf("tenant-00042")
+	want := QueueKeys{Pending: "emq:{tenant-00042}:pending", Active: "emq:{tenant-00042}:active",
+		Schedule: "emq:{tenant-00042}:schedule", Meta: "emq:{tenant-00042}:meta", JobPrefix: "emq:{tenant-00042}:job:"}
+	if err != nil || k != want {
+		t.Errorf("KeysOf = %+v, %v", k, err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = KeysOf("tenant-00042") }); n > 1 {
+		t.Errorf("KeysOf allocates %v times", n)
+	}
+}

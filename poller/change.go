@@ -52,6 +52,11 @@ type changes struct {
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
 
+	// dueBy is how many batches each node read at the last poll: room made
+	// for as many at this one (appended one by one, a poll of a thousand
+	// grew its array eleven times, 0.5 MB a poll)
+	dueBy map[string]int
+
 	sweepPos float64   // the next slot of the sweep, with its fraction
 	sweepAt  time.Time // when the sweep last moved on
 	stretch  int       // the budget's: the sweep takes this many times Sweep
@@ -137,10 +142,11 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	clear(isDue)
 	dueList := []int{}
 	out := make([]nodePlan, len(plans))
+	dueBy := make(map[string]int, len(plans))
 	total, due := 0, 0
 	for pi, np := range plans {
 		out[pi] = np
-		out[pi].batches = nil
+		out[pi].batches = make([]batch, 0, ch.dueBy[np.addr]+ch.dueBy[np.addr]/8)
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
 		nodeQueues, changedQueues := 0, 0
 		for bi := range np.batches {
@@ -187,7 +193,9 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		if np.primary {
 			p.busyNode(np.addr, changedQueues, nodeQueues, len(np.batches)-len(out[pi].batches))
 		}
+		dueBy[np.addr] = len(out[pi].batches)
 	}
+	ch.dueBy = dueBy
 	clear(ch.dirty[:]) // every queue written is read now, or not listed yet (new: read when it is)
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts
