@@ -18,9 +18,15 @@ const QueueChunk = 1 << queueChunkBits
 // garbage collector). A list is never written once made: With makes a new
 // one. The zero value is empty.
 type QueueList struct {
-	chunks [][]*Queue // each QueueChunk long but the last
+	// the chunks, full but the last (its places from n on are nil); a
+	// table of pointers to arrays, 8 bytes a chunk, not a slice's 24: the
+	// table is what each poll copies whole (125 KB at a million queues, not
+	// 375)
+	chunks []*queueChunk
 	n      int
 }
+
+type queueChunk [QueueChunk]*Queue
 
 // ListOf is a list of qs, in that order (qs is copied).
 func ListOf(qs ...*Queue) QueueList {
@@ -42,12 +48,17 @@ func (l QueueList) At(i int) *Queue {
 	return l.chunks[i>>queueChunkBits][i&(QueueChunk-1)]
 }
 
+// chunk is chunk c's queues (the last one's up to n).
+func (l QueueList) chunk(c int) []*Queue {
+	return l.chunks[c][:min(QueueChunk, l.n-c<<queueChunkBits)]
+}
+
 // All yields each place and queue, in order.
 func (l QueueList) All() iter.Seq2[int, *Queue] {
 	return func(yield func(int, *Queue) bool) {
 		i := 0
-		for _, c := range l.chunks {
-			for _, q := range c {
+		for c := range l.chunks {
+			for _, q := range l.chunk(c) {
 				if !yield(i, q) {
 					return
 				}
@@ -60,8 +71,8 @@ func (l QueueList) All() iter.Seq2[int, *Queue] {
 // Slice is the queues in one new slice.
 func (l QueueList) Slice() []*Queue {
 	out := make([]*Queue, 0, l.n)
-	for _, c := range l.chunks {
-		out = append(out, c...)
+	for c := range l.chunks {
+		out = append(out, l.chunk(c)...)
 	}
 	return out
 }
@@ -77,7 +88,8 @@ func (l QueueList) With(idx []int, qs []*Queue) QueueList {
 	for k, i := range idx {
 		c := i >> queueChunkBits
 		if c != last {
-			out.chunks[c] = slices.Clone(l.chunks[c])
+			copied := *l.chunks[c]
+			out.chunks[c] = &copied
 			last = c
 		}
 		out.chunks[c][i&(QueueChunk-1)] = qs[k]
@@ -87,13 +99,13 @@ func (l QueueList) With(idx []int, qs []*Queue) QueueList {
 
 // Shares reports whether l and m hold the very same chunk at place i's
 // (and so the same queues at every place of it), with no look at a queue.
+// A chunk is never written once two lists hold it.
 func (l QueueList) Shares(m QueueList, i int) bool {
 	c := i >> queueChunkBits
-	if c >= len(l.chunks) || c >= len(m.chunks) {
+	if c >= len(l.chunks) || c >= len(m.chunks) || i >= l.n || i >= m.n {
 		return false
 	}
-	a, b := l.chunks[c], m.chunks[c]
-	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+	return l.chunks[c] == m.chunks[c] && len(l.chunk(c)) == len(m.chunk(c))
 }
 
 // ChunkEnd is the first place after the chunk that holds place i.
@@ -104,12 +116,10 @@ type QueueListBuilder struct{ l QueueList }
 
 // Add puts q after the queues added so far.
 func (b *QueueListBuilder) Add(q *Queue) {
-	c := len(b.l.chunks) - 1
-	if c < 0 || len(b.l.chunks[c]) == QueueChunk {
-		b.l.chunks = append(b.l.chunks, make([]*Queue, 0, QueueChunk))
-		c++
+	if b.l.n&(QueueChunk-1) == 0 {
+		b.l.chunks = append(b.l.chunks, new(queueChunk))
 	}
-	b.l.chunks[c] = append(b.l.chunks[c], q)
+	b.l.chunks[len(b.l.chunks)-1][b.l.n&(QueueChunk-1)] = q
 	b.l.n++
 }
 
@@ -124,8 +134,9 @@ func (b *QueueListBuilder) List() QueueList {
 // chunk, when not full, is copied, never written).
 func (l QueueList) Append(qs ...*Queue) QueueList {
 	b := QueueListBuilder{l: QueueList{chunks: slices.Clone(l.chunks), n: l.n}}
-	if c := len(b.l.chunks) - 1; c >= 0 && len(b.l.chunks[c]) < QueueChunk {
-		b.l.chunks[c] = append(make([]*Queue, 0, QueueChunk), b.l.chunks[c]...)
+	if c := len(b.l.chunks) - 1; c >= 0 && l.n&(QueueChunk-1) != 0 {
+		copied := *b.l.chunks[c]
+		b.l.chunks[c] = &copied
 	}
 	for _, q := range qs {
 		b.Add(q)
