@@ -290,24 +290,6 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	return why, part
 }
 
-// hasName is slices.Contains(names, q), each name's length and last byte
-// looked at before its bytes: the queues of one slot often share all but
-// their last bytes (tenant-0041, tenant-0042), and a dirty slot's batch is
-// every queue of it against each queue written, a thousand slots a poll.
-func hasName(names []string, q string) bool {
-	n := len(q)
-	if n == 0 {
-		return slices.Contains(names, q)
-	}
-	last := q[n-1]
-	for _, s := range names {
-		if len(s) == n && s[n-1] == last && s == q {
-			return true
-		}
-	}
-	return false
-}
-
 // part is the batch of the queues at ks only; the others' readings carry
 // over.
 func (b batch) part(ks []int) batch {

@@ -3,7 +3,6 @@ package poller
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -468,18 +467,5 @@ func TestCommandStats(t *testing.T) {
 	}
 	if _, _, ok := evalshaRo("# Commandstats\r\n"); ok {
 		t.Error("no evalsha_ro yet, read as one")
-	}
-}
-
-// hasName is slices.Contains whatever the names share.
-func TestHasName(t *testing.T) {
-	names := []string{"tenant-0041", "tenant-0042", "t1", "", "ténant-é"}
-	for _, q := range []string{"tenant-0041", "tenant-0042", "tenant-0043", "tenant-1042", "t1", "", "ténant-é", "ténant-e", "tenant-004", "x"} {
-		if got, want := hasName(names, q), slices.Contains(names, q); got != want {
-			t.Errorf("hasName(%q) = %v, not %v", q, got, want)
-		}
-		if hasName(names[:2], q) != slices.Contains(names[:2], q) || hasName(nil, q) {
-			t.Errorf("hasName(%q) differs on fewer names", q)
-		}
 	}
 }

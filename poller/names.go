@@ -2,6 +2,7 @@ package poller
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/echomq/emqtop/model"
@@ -104,4 +105,22 @@ func (s *idSet) each(f func(id int)) {
 			f(w<<6 + bits.TrailingZeros64(b))
 		}
 	}
+}
+
+// hasName is slices.Contains(names, q), each name's length and last byte
+// looked at before its bytes: the queues of one slot often share all but
+// their last bytes (tenant-0041, tenant-0042), and a dirty slot's batch is
+// every queue of it against each queue written, a thousand slots a poll.
+func hasName(names []string, q string) bool {
+	n := len(q)
+	if n == 0 {
+		return slices.Contains(names, q)
+	}
+	last := q[n-1]
+	for _, s := range names {
+		if len(s) == n && s[n-1] == last && s == q {
+			return true
+		}
+	}
+	return false
 }
