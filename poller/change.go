@@ -233,7 +233,17 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		// have changed, and the others are not looked at (a write to a
 		// slot of 61 queues read one, not 61 last readings; the batch
 		// stays settled, its deadline lowered by what the read finds)
-		if ws := ch.needQ[b.slot]; len(ws) > 0 {
+		switch ws := ch.needQ[b.slot]; {
+		case len(ws) == 0:
+		case b.byName: // each written queue found by a search: a few names looked at, not each
+			for _, w := range ws {
+				if k, ok := slices.BinarySearch(b.queues, w); ok {
+					part = append(part, k)
+				}
+			}
+			slices.Sort(part)
+			part = slices.Compact(part)
+		default:
 			for k, q := range b.queues {
 				if hasName(ws, q) {
 					part = append(part, k)
@@ -293,7 +303,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 // part is the batch of the queues at ks only; the others' readings carry
 // over.
 func (b batch) part(ks []int) batch {
-	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home}
+	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home, byName: b.byName}
 	in := 0
 	for k := range b.queues {
 		if in < len(ks) && ks[in] == k {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/echomq/emqtop/model"
 )
 
 func setNames(n *names, s *idSet) []string {
@@ -99,6 +101,33 @@ func TestHasName(t *testing.T) {
 		}
 		if hasName(names[:2], q) != slices.Contains(names[:2], q) || hasName(nil, q) {
 			t.Errorf("hasName(%q) differs on fewer names", q)
+		}
+	}
+}
+
+// A settled batch written to reads the queues written alone, found by a
+// search when the batch is in name order and by a walk when not: the
+// same queues either way.
+func TestReasonFindsTheQueuesWritten(t *testing.T) {
+	p := New(nil, Options{})
+	names := []string{"a-01", "a-02", "a-03", "b-10", "b-11"}
+	home := &batch{settled: true}
+	for _, c := range []struct {
+		written []string
+		why     string
+		part    []int
+	}{
+		{[]string{"a-02"}, model.ReadDirty, []int{1}},
+		{[]string{"b-11", "a-01"}, model.ReadDirty, []int{0, 4}},
+		{[]string{"zz-9"}, "", nil},
+		{[]string{"b-10", "a-03", "a-01", "b-11", "a-02"}, model.ReadDirty, nil}, // all of it: no part
+	} {
+		for _, byName := range []bool{false, true} {
+			p.ch.needQ = map[uint16][]string{7: c.written}
+			b := batch{slot: 7, queues: names, idx: []int{0, 1, 2, 3, 4}, detail: make([]bool, 5), home: home, byName: byName}
+			if why, part := p.reason(b, false, 1000); why != c.why || !slices.Equal(part, c.part) {
+				t.Errorf("written %v, in name order %v: %q %v, not %q %v", c.written, byName, why, part, c.why, c.part)
+			}
 		}
 	}
 }
