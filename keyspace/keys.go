@@ -143,14 +143,11 @@ func KeysOf(queue string) (QueueKeys, error) {
 	}
 	b := prefix + queue + "}:"
 	all := b + TypePending + b + TypeActive + b + TypeSchedule + b + TypeMeta + b + "job:"
-	var k QueueKeys
-	at := 0
-	for _, f := range []struct {
-		key  *string
-		kind string
-	}{{&k.Pending, TypePending}, {&k.Active, TypeActive}, {&k.Schedule, TypeSchedule}, {&k.Meta, TypeMeta}, {&k.JobPrefix, "job:"}} {
-		n := len(b) + len(f.kind)
-		*f.key, at = all[at:at+n], at+n
+	cut := func(kind string) string { // the next key off all
+		k := all[:len(b)+len(kind)]
+		all = all[len(k):]
+		return k
 	}
-	return k, nil
+	return QueueKeys{Pending: cut(TypePending), Active: cut(TypeActive), Schedule: cut(TypeSchedule),
+		Meta: cut(TypeMeta), JobPrefix: cut("job:")}, nil
 }

@@ -246,22 +246,7 @@ func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey,
 // walk of each was 4 ms a poll at a million).
 func (f *Fold) kept(prev *Fold, ch *change, prevView Order, filter string, key SortKey, reverse bool) Order {
 	if ch.same && prevView.byValue {
-		pqs := prev.Snap.Queues
-		del := make([]int, 0, len(ch.changed))
-		for _, n := range ch.changed { // the same names: n is its place then too
-			q := pqs.At(n)
-			if filter != "" && !containsFold(q.Name, filter) {
-				continue // it was not in the view
-			}
-			p := prevView.place(n, prev.Snap.sortValue(q, key), reverse, len(prevView.Rows))
-			if p == len(prevView.Rows) || prevView.Rows[p] != n {
-				del = nil // not where its value puts it: walk
-				break
-			}
-			del = append(del, p)
-		}
-		if del != nil {
-			slices.Sort(del)
+		if del, ok := placesOf(prev, ch.changed, prevView, filter, key, reverse); ok {
 			return prevView.without(del)
 		}
 	}
@@ -271,6 +256,28 @@ func (f *Fold) kept(prev *Fold, ch *change, prevView Order, filter string, key S
 		}
 		return -1
 	})
+}
+
+// placesOf is where prev's queues at ns (their places then, the names
+// unchanged) sit in view, prev's order by value, ascending; found by
+// their values then, on the runs. ok is false when one is not where its
+// value puts it.
+func placesOf(prev *Fold, ns []int, view Order, filter string, key SortKey, reverse bool) (places []int, ok bool) {
+	pqs := prev.Snap.Queues
+	places = make([]int, 0, len(ns))
+	for _, n := range ns {
+		q := pqs.At(n)
+		if filter != "" && !containsFold(q.Name, filter) {
+			continue // it was not in the view
+		}
+		p := view.place(n, prev.Snap.sortValue(q, key), reverse, len(view.Rows))
+		if p == len(view.Rows) || view.Rows[p] != n {
+			return nil, false
+		}
+		places = append(places, p)
+	}
+	slices.Sort(places)
+	return places, true
 }
 
 // Cut is the rows of view whose queue's name holds filter (as View
