@@ -234,6 +234,9 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 		q = prev
 	case fresh != nil:
 		q = fresh // the decoder's, this poll's own
+		if prev != nil && prev.Name == name {
+			q.CarryPast(prev) // the history holds its series: no look-up of the name to put it
+		}
 		if len(p.opt.Pinned) > 0 && q.Err == "" && q.Pending == 0 && q.Active == 0 && q.Scheduled == 0 {
 			// a name given with --queues that has no keys: a typo, or a
 			// queue that is empty now (EchoMQ keeps no empty set)

@@ -149,18 +149,20 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		out[pi].batches = make([]batch, 0, ch.dueBy[np.addr]+ch.dueBy[np.addr]/8)
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
 		nodeQueues, changedQueues := 0, 0
+		owner, full := "", false // the batches of a plan share their owner: one look-up, not 16,384
 		for bi := range np.batches {
 			home := &np.batches[bi]
-			b := *home
-			b.home = home
 			total++
-			nodeQueues += len(b.queues)
-			full := ch.full[b.owner] != ""
-			if !full && home.settled && ch.need[b.slot] == needNone && !ch.dirty[b.slot] && (home.deadline == 0 || home.deadline > nowMs) {
-				// nothing of it can have changed: no queue of it read,
-				// not even looked at
+			nodeQueues += len(home.queues)
+			if bi == 0 || home.owner != owner {
+				owner, full = home.owner, ch.full[home.owner] != ""
+			}
+			if !full && home.settled && ch.need[home.slot] == needNone && !ch.dirty[home.slot] && (home.deadline == 0 || home.deadline > nowMs) {
+				// nothing of it can have changed: no queue of it read, looked at or copied
 				continue
 			}
+			b := *home
+			b.home = home
 			r, part := p.reason(b, full, nowMs)
 			if r == model.ReadDirty || r == model.ReadDeadline {
 				changedQueues += len(b.queues)

@@ -23,9 +23,9 @@ func (p *Poller) record(s *model.Snapshot) {
 			if q.Past.Gapped() {
 				return
 			}
-			q.Past = h.Gap(q.Name)
+			h.GapQueue(q)
 		} else if v := values(q); !q.Past.Holds(v) {
-			q.Past = h.Put(q.Name, v)
+			h.PutQueue(q, v)
 		}
 	}
 	if p.last.touched == nil {
