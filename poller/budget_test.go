@@ -47,3 +47,33 @@ func TestBudgetBaseLeavesOutReadsForWrites(t *testing.T) {
 		t.Fatalf("the load leaves them out too: %.0f µs a second", c.rate)
 	}
 }
+
+// Over budget, the sweep doubles its stretch up to a sweep of an hour (a
+// minute's sweep: 1, 2, …, 32, then 60, never past it), and comes back
+// by halves once the busiest node is under half the budget; a longer
+// --sweep stretches to the same hour.
+func TestBudgetStretchesTheSweepToAnHour(t *testing.T) {
+	stretch, seen := 1, []int{}
+	for range 10 {
+		stretch = stretchFor(stretch, 0.03, 0.02, time.Minute)
+		seen = append(seen, stretch)
+	}
+	want := []int{2, 4, 8, 16, 32, 60, 60, 60, 60, 60}
+	for k := range want {
+		if seen[k] != want[k] {
+			t.Fatalf("over budget, the stretches %v, want %v", seen, want)
+		}
+	}
+	if s := stretchFor(60, 0.015, 0.02, time.Minute); s != 60 {
+		t.Errorf("between half the budget and the budget: stretch %d, want it held at 60", s)
+	}
+	if s := stretchFor(60, 0.009, 0.02, time.Minute); s != 30 {
+		t.Errorf("under half the budget: stretch %d, want 30", s)
+	}
+	if s := stretchFor(1, 0.001, 0.02, time.Minute); s != 1 {
+		t.Errorf("idle at no stretch: %d, want 1", s)
+	}
+	if s := stretchFor(4, 0.5, 0.02, 10*time.Minute); s != 6 {
+		t.Errorf("a 10-minute sweep over budget: stretch %d, want 6 (an hour)", s)
+	}
+}
