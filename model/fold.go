@@ -365,7 +365,7 @@ func (f *Fold) viewSlow(filter string, key SortKey, reverse bool) []int {
 	kept(qs, filter, func(i int, q *Queue) {
 		r := row{i: i, k: f.Snap.sortValue(q, key)}
 		if key == SortNode {
-			r.s = q.Node
+			r.s = q.Node.Addr()
 		}
 		rows = append(rows, r)
 	})

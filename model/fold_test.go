@@ -142,7 +142,7 @@ func TestViewMatchesReference(t *testing.T) {
 	var qs QueueListBuilder
 	for i := 0; i < 500; i++ {
 		name := fmt.Sprintf("q-%03d", i)
-		qs.Add(&Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: []string{"a:1", "b:1", "c:1"}[i%3],
+		qs.Add(&Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: RefOf([]string{"a:1", "b:1", "c:1"}[i%3]),
 			Pending: int64(i % 7), Active: int64(i % 5), Expired: int64(i % 3), OldestPendingAgeMs: int64(i % 11)})
 	}
 	s.Queues = qs.List()

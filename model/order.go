@@ -415,7 +415,7 @@ func (f *Fold) Carry(prev *Fold, vals []int32) (out []int32, ok bool) {
 func (f *Fold) compare(key SortKey, reverse bool, a int, qa *Queue, va int64, b int, qb *Queue, vb int64) int {
 	c := cmp.Compare(va, vb)
 	if c == 0 && key == SortNode {
-		c = strings.Compare(qa.Node, qb.Node)
+		c = strings.Compare(qa.Node.Addr(), qb.Node.Addr())
 	}
 	if c == 0 {
 		c = cmp.Compare(a, b)

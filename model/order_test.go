@@ -20,7 +20,7 @@ func TestViewAfterIsView(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	nodes := []string{"a:1", "b:1", "c:1"}
 	mk := func(name string) *Queue {
-		return &Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: nodes[r.IntN(3)],
+		return &Queue{Name: name, Slot: keyspace.QueueSlot(name), Node: RefOf(nodes[r.IntN(3)]),
 			Pending: r.Int64N(5), Active: r.Int64N(4), Expired: r.Int64N(3)}
 	}
 	s := fixture()
@@ -57,7 +57,7 @@ func TestViewAfterIsView(t *testing.T) {
 							case x < 3: // gone
 							case x < 10: // a new reading
 								c := *q
-								c.Pending, c.Expired, c.Node = r.Int64N(5), r.Int64N(3), nodes[r.IntN(3)]
+								c.Pending, c.Expired, c.Node = r.Int64N(5), r.Int64N(3), RefOf(nodes[r.IntN(3)])
 								qs = append(qs, &c)
 							default: // carried: the same queue
 								qs = append(qs, q)

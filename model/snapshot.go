@@ -32,7 +32,6 @@ const (
 // Queue is one queue as a snapshot saw it.
 type Queue struct {
 	Name      string
-	Node      string // address of the primary that owns the slot
 	Pending   int64
 	Active    int64
 	Scheduled int64
@@ -60,7 +59,10 @@ type Queue struct {
 	Past Past
 	// the small fields last, packed in one word (they were spread, 264
 	// bytes in the 288-byte class)
-	Slot   uint16
+	Slot uint16
+	// Node is the primary that owns the slot (Node.Addr() its address): a
+	// number in the process's table of addresses, not a string (NodeRef)
+	Node   NodeRef
 	Detail bool // its Jobs were asked for
 	// Unread is set when the poll got no reading of the queue at all: its
 	// script was refused or failed (NOPERM, a timeout, an unreadable

@@ -80,7 +80,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 				if d := q.NextDeadlineMs; d > 0 && (home.deadline == 0 || d < home.deadline) {
 					home.deadline = d
 				}
-				q.Elsewhere = r.plan.addr != q.Node
+				q.Elsewhere = r.plan.addr != q.Node.Addr()
 				rd.put(b.idx[k], q)
 			}
 		}

@@ -254,7 +254,7 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 	if q != prev {
 		q.Name, q.Slot = name, slot
 		if owner != nil {
-			q.Node = owner.Addr
+			q.Node = model.RefOf(owner.Addr)
 		}
 	}
 	return q, carried
@@ -287,7 +287,7 @@ func (p *Poller) prevOf(i int, name string) *model.Queue {
 // counts, error, oldest pending score and next deadline, neither in
 // detail, the last one neither stale nor unread.
 func sameReading(prev, fresh *model.Queue, owner string) bool {
-	return !prev.Stale && !prev.Unread && !prev.Detail && !fresh.Detail && prev.Node == owner && prev.Elsewhere == fresh.Elsewhere &&
+	return !prev.Stale && !prev.Unread && !prev.Detail && !fresh.Detail && prev.Node.Addr() == owner && prev.Elsewhere == fresh.Elsewhere &&
 		prev.Pending == fresh.Pending && prev.Active == fresh.Active && prev.Scheduled == fresh.Scheduled && prev.Expired == fresh.Expired &&
 		prev.OldestScoreMs == fresh.OldestScoreMs && prev.NextDeadlineMs == fresh.NextDeadlineMs && prev.Err == fresh.Err &&
 		// the oldest pending job's age moves with the clock from its score;
@@ -312,11 +312,11 @@ func (p *Poller) stale(prev *model.Queue, name string) *model.Queue {
 // queue on screen in detail is read every poll) or its node changed. Its
 // oldest pending job's age moves on with the clock (Snapshot.OldestAge).
 func (p *Poller) carry(prev *model.Queue, owner string) *model.Queue {
-	if !prev.Detail && !prev.Stale && prev.Node == owner {
+	if !prev.Detail && !prev.Stale && prev.Node.Addr() == owner {
 		return prev
 	}
 	q := p.store.Copy(prev)
-	q.Stale, q.Node = false, owner
+	q.Stale, q.Node = false, model.RefOf(owner)
 	q.Detail, q.Jobs = false, nil
 	return q
 }

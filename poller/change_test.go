@@ -187,7 +187,7 @@ func TestChangeDrivenPoll(t *testing.T) {
 	}
 	onNode := 0
 	for _, q := range s.Queues.All() {
-		if q.Node == addr {
+		if q.Node.Addr() == addr {
 			onNode++
 		}
 	}
@@ -240,11 +240,11 @@ func TestChangeDrivenPoll(t *testing.T) {
 	vtest.Within(30*time.Second, func() bool {
 		s = pollOne(t, p)
 		q7 := s.Queue("q-7")
-		return q7 != nil && q7.Node == cl.Nodes[(from+1)%3].Addr() && !q7.Stale
+		return q7 != nil && q7.Node.Addr() == cl.Nodes[(from+1)%3].Addr() && !q7.Stale
 	}) // and what the last poll says is held below
 	if q7 := s.Queue("q-7"); q7 == nil {
 		t.Fatalf("after the slot move q-7 is not in the snapshot: %s", discoveryOf(p, "q-7"))
-	} else if q7.Node != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
+	} else if q7.Node.Addr() != cl.Nodes[(from+1)%3].Addr() || q7.Pending != 1 || q7.Stale {
 		t.Fatalf("after the slot move: node %s pending %d stale %v err %q, %s; nodes %s", q7.Node, q7.Pending, q7.Stale, q7.Err, why(s), notWhole(s))
 	}
 }

@@ -18,10 +18,11 @@ const maxForeign = 1000
 func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*model.Queue {
 	rows := make([]*model.Queue, len(b.queues))
 	store.Take(rows) // set field by field: see Take
+	node := model.RefOf(b.owner)
 	fail := func(msg string) []*model.Queue {
 		for i, name := range b.queues {
 			q := rows[i]
-			q.Name, q.Slot, q.Node, q.Err, q.Unread, q.OldestPendingAgeMs = name, b.slot, b.owner, msg, true, -1
+			q.Name, q.Slot, q.Node, q.Err, q.Unread, q.OldestPendingAgeMs = name, b.slot, node, msg, true, -1
 		}
 		return rows
 	}
@@ -34,7 +35,7 @@ func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*mod
 		// a queue of the store's slabs (one queue carried keeps its slab
 		// whole: the store moves the queues of slabs mostly let go)
 		q := rows[i]
-		q.Name, q.Slot, q.Node, q.ServerTimeMs, q.OldestPendingAgeMs, q.Detail = name, b.slot, b.owner, now, -1, b.detail[i]
+		q.Name, q.Slot, q.Node, q.ServerTimeMs, q.OldestPendingAgeMs, q.Detail = name, b.slot, node, now, -1, b.detail[i]
 		row, err := arr[1+i].ToArray()
 		if err != nil || len(row) == 0 {
 			q.Err = "unreadable snapshot row"

@@ -89,7 +89,7 @@ func TestPrimaryKilled(t *testing.T) {
 		t.Fatalf("the killed node is not marked down after 2 polls: %+v", n)
 	}
 	for _, q := range s.Queues.All() {
-		if q.Node != dead && (q.Stale || q.Err != "") {
+		if q.Node.Addr() != dead && (q.Stale || q.Err != "") {
 			t.Errorf("queue %s on a live node: stale %v err %q", q.Name, q.Stale, q.Err)
 		}
 	}
@@ -144,7 +144,7 @@ func TestNodePaused(t *testing.T) {
 		t.Errorf("the third poll of the pause sent the paused node %d commands (err %q); want none, and a probe", n.Commands, n.Err)
 	}
 	for _, q := range s.Queues.All() {
-		if (q.Node == paused) != q.Stale || q.Pending != 2 {
+		if (q.Node.Addr() == paused) != q.Stale || q.Pending != 2 {
 			t.Errorf("queue %s on %s: stale %v pending %d", q.Name, q.Node, q.Stale, q.Pending)
 		}
 	}
@@ -267,7 +267,7 @@ func TestSlotsMoveWhilePollingAndActing(t *testing.T) {
 	}
 	s := pollUntil(t, p, "the queues read on their new owner", func(s *model.Snapshot) bool {
 		for _, q := range names {
-			if got := s.Queue(q); got == nil || got.Stale || got.Node != cl.Nodes[1].Addr() {
+			if got := s.Queue(q); got == nil || got.Stale || got.Node.Addr() != cl.Nodes[1].Addr() {
 				return false
 			}
 		}
@@ -275,7 +275,7 @@ func TestSlotsMoveWhilePollingAndActing(t *testing.T) {
 	})
 	for i, q := range names {
 		got := s.Queue(q)
-		if got == nil || got.Err != "" || got.Stale || got.Node != cl.Nodes[1].Addr() {
+		if got == nil || got.Err != "" || got.Stale || got.Node.Addr() != cl.Nodes[1].Addr() {
 			t.Errorf("%s after the move: %+v", q, got)
 			continue
 		}

@@ -198,7 +198,7 @@ func TestKilledNodeReportedOthersFresh(t *testing.T) {
 		}
 	}
 	for _, q := range s2.Queues.All() {
-		if (q.Node == dead) != q.Stale {
+		if (q.Node.Addr() == dead) != q.Stale {
 			t.Errorf("queue %s on %s: stale=%v", q.Name, q.Node, q.Stale)
 		}
 		if q.Pending != qs[q.Name].pending {

@@ -425,7 +425,7 @@ func downFixture() *model.Snapshot {
 	n := &s.Nodes[1]
 	n.Err, n.LastGood = "connection refused: nothing listens there", fixedNow.Add(-12*time.Second)
 	for i := range s.Queues.Len() {
-		if s.Queues.At(i).Node == n.Addr {
+		if s.Queues.At(i).Node.Addr() == n.Addr {
 			s.Queues.At(i).Stale = true
 		}
 	}
@@ -512,7 +512,7 @@ func TestQueuesAreRemembered(t *testing.T) {
 		return s
 	}
 	q := func(name string, pending int64) *model.Queue {
-		return &model.Queue{Name: name, Slot: 7, Node: "127.0.0.1:7000", Pending: pending, OldestPendingAgeMs: -1}
+		return &model.Queue{Name: name, Slot: 7, Node: model.RefOf("127.0.0.1:7000"), Pending: pending, OldestPendingAgeMs: -1}
 	}
 	m := New(&fakeSource{snap: fixture(0)}, asciiTheme("dark"), Options{Now: func() time.Time { return now }})
 	m.c.tick = testTick

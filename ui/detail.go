@@ -165,7 +165,7 @@ func (d *detailView) View() string {
 	lines := []string{
 		row("id", textgate.Text(j.ID)),
 		row("enqueued", d.enqueued()),
-		row("queue", textgate.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, textgate.Text(q.Node)))),
+		row("queue", textgate.Text(q.Name)+th.Dim.Render(fmt.Sprintf(" · slot %d · node %s", q.Slot, textgate.Text(q.Node.Addr())))),
 		row("row", d.rowKey()),
 		row("state", d.state()),
 		row("attempts", d.attempts()),

@@ -87,7 +87,7 @@ func fixture(extra int) *model.Snapshot {
 		}
 		s.Nodes = append(s.Nodes, ns)
 	}
-	owner := func(q string) string { return topo.OwnerOf(keyspace.QueueSlot(q)).Addr }
+	owner := func(q string) model.NodeRef { return model.RefOf(topo.OwnerOf(keyspace.QueueSlot(q)).Addr) }
 	hist := make([]int64, len(s.Edges)+1)
 	hist[15], hist[28], hist[45], hist[len(hist)-1] = 1, 1, 1, 2
 	orders := model.Queue{Name: "orders", Slot: 105, Node: owner("orders"), Pending: 5, Active: 5, Expired: 2,

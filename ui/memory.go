@@ -182,7 +182,7 @@ func (mem *queueMemory) shown(s *model.Snapshot) *model.Snapshot {
 		q := g
 		if s.Topology != nil {
 			if n := s.Topology.OwnerOf(q.Slot); n != nil {
-				q.Node = n.Addr
+				q.Node = model.RefOf(n.Addr)
 			}
 		}
 		q.ServerTimeMs = s.ServerTimeMs

@@ -358,7 +358,7 @@ func (l *queueList) row(q *model.Queue, sel bool, in int, common string, cols li
 	if q.Expired > 0 {
 		exp = th.Warn.Render(exp)
 	}
-	line := mark + fit(textgate.Text(q.Name), cols.nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node, common), 8),
+	line := mark + fit(textgate.Text(q.Name), cols.nameW) + fmt.Sprintf(" %5d %-8s %8s %8s ", q.Slot, fit(shortAddr(q.Node.Addr(), common), 8),
 		human(q.Pending), human(q.Active)) + exp + fmt.Sprintf(" %7s", oldest)
 	if cols.sched {
 		line += fmt.Sprintf(" %9s", human(q.Scheduled))

@@ -150,7 +150,7 @@ func toJSON(s *model.Snapshot, idx []int) jsonSnapshot {
 
 // queueJSON is one queue of s in the --once schema.
 func queueJSON(s *model.Snapshot, q *model.Queue) jsonQueue {
-	jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node, Pending: q.Pending, Active: q.Active,
+	jq := jsonQueue{Name: q.Name, Slot: q.Slot, Node: q.Node.Addr(), Pending: q.Pending, Active: q.Active,
 		Scheduled: q.Scheduled, Expired: q.Expired, OldestPendingAgeMs: s.OldestAge(q), Error: q.Err, Stale: q.Stale}
 	if q.Detail {
 		pending, active := []jsonJob{}, []jsonJob{}
@@ -265,7 +265,7 @@ func printTable(w io.Writer, s *model.Snapshot) {
 		if age := s.OldestAge(q); age >= 0 {
 			oldest = (time.Duration(age) * time.Millisecond).Round(time.Second).String()
 		}
-		queues.row(textgate.Bounded(q.Name, 60), itoa(q.Slot), textgate.Bounded(q.Node, 60), itoa(q.Pending), itoa(q.Active),
+		queues.row(textgate.Bounded(q.Name, 60), itoa(q.Slot), textgate.Bounded(q.Node.Addr(), 60), itoa(q.Pending), itoa(q.Active),
 			itoa(q.Scheduled), itoa(q.Expired), oldest, textgate.Bounded(q.Err, 80))
 	}
 	queues.write(w)

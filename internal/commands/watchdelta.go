@@ -32,7 +32,7 @@ type sent struct {
 }
 
 func sentOf(q *model.Queue) sent {
-	return sent{name: q.Name, slot: q.Slot, node: q.Node, err: q.Err, stale: q.Stale, pending: q.Pending,
+	return sent{name: q.Name, slot: q.Slot, node: q.Node.Addr(), err: q.Err, stale: q.Stale, pending: q.Pending,
 		active: q.Active, scheduled: q.Scheduled, expired: q.Expired, oldestMs: q.OldestScoreMs}
 }
 

@@ -27,7 +27,7 @@ func TestWriteJSONIsTheWholeDocument(t *testing.T) {
 		}
 		var b model.QueueListBuilder
 		for i := 0; i < n; i++ {
-			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m\U000E0041", i), Node: "127.0.0.1:7000", Pending: int64(i), Active: 1,
+			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m\U000E0041", i), Node: model.RefOf("127.0.0.1:7000"), Pending: int64(i), Active: 1,
 				OldestPendingAgeMs: int64(i%3) - 1, Err: map[bool]string{true: "WRONGTYPE \x1b[2J <&>", false: ""}[i%7 == 3], Stale: i%5 == 2}
 			if i == 4 {
 				q.Name = "bad \xff utf-8 \u2028"
@@ -107,7 +107,7 @@ func TestWriteWatchIsTheWholeLine(t *testing.T) {
 		s.Nodes = append(s.Nodes, model.NodeStatus{Node: topo.Nodes[0], Queues: n})
 		var b model.QueueListBuilder
 		for i := 0; i < n; i++ {
-			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m", i), Node: "127.0.0.1:7000", Pending: int64(i + bump*(i%3)),
+			q := &model.Queue{Name: fmt.Sprintf("q-%03d\u009b31m", i), Node: model.RefOf("127.0.0.1:7000"), Pending: int64(i + bump*(i%3)),
 				Err: map[bool]string{true: "WRONGTYPE \x1b[2J <&>", false: ""}[i%7 == 3], OldestPendingAgeMs: -1}
 			if i == 4 {
 				q.Name = "r\xff \u2028"

@@ -19,7 +19,7 @@ import (
 func syntheticHub(n int) *Hub {
 	var b model.QueueListBuilder
 	for i := range n {
-		b.Add(&model.Queue{Name: fmt.Sprintf("tenant-%07d", i), Node: "10.0.0.1:7000", Pending: int64(i % 97),
+		b.Add(&model.Queue{Name: fmt.Sprintf("tenant-%07d", i), Node: model.RefOf("10.0.0.1:7000"), Pending: int64(i % 97),
 			Active: int64(i % 5), Expired: int64(i % 1013 / 1000), OldestPendingAgeMs: -1})
 	}
 	h := NewHub(nil, nil, time.Second)
