@@ -28,6 +28,13 @@ const (
 	// without notice is the sweep's alone to find; every loss the poller
 	// can see (a reconnect, a failover, a flush) is read at once.
 	longestSweep = time.Hour
+	// shrinkEvery: the sweep is shortened (its stretch halved) at most this
+	// often, lengthened at once. The load is a running figure of the last
+	// polls and a script's time is read every statsEvery: halved at every
+	// poll it was still "under half the budget" while the sweep grew, and
+	// went from an hour to a few minutes in six polls, hundreds of slots a
+	// poll, then back (measured at a million queues).
+	shrinkEvery = 2 * statsEvery
 	// the most the budget stretches the interval: the dashboard still moves
 	maxInterval = 30 * time.Second
 	costAlpha   = 0.3 // weight of the newest poll in the running cost
@@ -72,6 +79,11 @@ func (c *nodeCost) readStats(info string, err error, now time.Time) {
 	}
 	if !c.statAt.IsZero() && calls > c.statCalls && usec >= c.statUsec {
 		c.usPerScript = float64(usec-c.statUsec) / float64(calls-c.statCalls)
+		if !c.measured {
+			// the running load so far is of the latency's estimate: it
+			// starts again from what was measured
+			c.rate = 0
+		}
 		c.measured = true
 	}
 	c.statCalls, c.statUsec, c.statAt = calls, usec, now
@@ -148,6 +160,10 @@ func (c *nodeCost) account(now time.Time, scripts, sweeping, whole, dirty int, l
 // the primaries' running costs, and writes them into the snapshot.
 func (p *Poller) budget(snap *model.Snapshot) {
 	b := p.opt.Budget
+	// worst is the busiest primary's load where it is known (measured, or
+	// the estimate where INFO is refused): an estimate waiting for its
+	// measure (the latency over the scripts, many times a script's time on
+	// a loaded machine) lengthened the sweep, which then came back slowly
 	worst, base := 0.0, 0.0
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
@@ -157,11 +173,19 @@ func (p *Poller) budget(snap *model.Snapshot) {
 		}
 		n.Load = st.cost.rate / 1e6
 		n.UsPerScript = st.cost.usPerScript
-		worst = max(worst, n.Load)
+		if st.cost.measured || st.cost.statsRefused {
+			worst = max(worst, n.Load)
+		}
 		base = max(base, st.cost.baseUs)
 	}
 	ch := &p.ch
-	ch.stretch = stretchFor(ch.stretch, worst, b, p.opt.Sweep)
+	now := time.Now()
+	if s := stretchFor(ch.stretch, worst, b, p.opt.Sweep); s > ch.stretch || (s < ch.stretch && now.Sub(ch.shrunkAt) >= shrinkEvery) {
+		if s < ch.stretch {
+			ch.shrunkAt = now
+		}
+		ch.stretch = s
+	}
 	// the interval that keeps the reads without the sweep within budget
 	minI := time.Duration(base / b * float64(time.Microsecond))
 	snap.Poll.Budget = b

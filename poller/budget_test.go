@@ -3,6 +3,8 @@ package poller
 import (
 	"testing"
 	"time"
+
+	"github.com/echomq/emqtop/model"
 )
 
 // The interval's base leaves out a start's whole read: after a first poll
@@ -75,5 +77,52 @@ func TestBudgetStretchesTheSweepToAnHour(t *testing.T) {
 	}
 	if s := stretchFor(4, 0.5, 0.02, 10*time.Minute); s != 6 {
 		t.Errorf("a 10-minute sweep over budget: stretch %d, want 6 (an hour)", s)
+	}
+}
+
+// The budget lengthens the sweep at once, but shortens it at most every
+// shrinkEvery: its load is a running figure of the last polls, which lags
+// what a shorter sweep costs (halved at every poll, the sweep went from an
+// hour to a few minutes in six polls, then back); a load not measured yet
+// (a latency's estimate) lengthens nothing.
+func TestBudgetShortensTheSweepSlowly(t *testing.T) {
+	st := &nodeState{}
+	p := &Poller{opt: Options{Budget: 0.02, Sweep: time.Minute}, nodes: map[string]*nodeState{"a:1": st}}
+	snap := func() *model.Snapshot {
+		return &model.Snapshot{Nodes: []model.NodeStatus{{Node: model.Node{Addr: "a:1", Role: model.RolePrimary}}}}
+	}
+	p.ch.stretch = 1
+	st.cost.rate = 0.03e6 // 3% of a core, over budget: a doubling a poll
+	p.budget(snap())
+	if p.ch.stretch != 1 {
+		t.Fatalf("a load not measured yet (the latency's estimate): stretch %d, want 1", p.ch.stretch)
+	}
+	st.cost.measured = true
+	for range 3 {
+		p.budget(snap())
+	}
+	if p.ch.stretch != 8 {
+		t.Fatalf("over budget for 3 polls: stretch %d, want 8", p.ch.stretch)
+	}
+	st.cost.rate = 0.001e6 // far under half the budget
+	p.budget(snap())
+	if p.ch.stretch != 4 {
+		t.Fatalf("under half the budget: stretch %d, want 4 (the first shortening at once)", p.ch.stretch)
+	}
+	for range 5 {
+		p.budget(snap())
+	}
+	if p.ch.stretch != 4 {
+		t.Errorf("five more polls within %v: stretch %d, want 4 still", shrinkEvery, p.ch.stretch)
+	}
+	p.ch.shrunkAt = p.ch.shrunkAt.Add(-shrinkEvery) // as if shrinkEvery went by
+	p.budget(snap())
+	if p.ch.stretch != 2 {
+		t.Errorf("after %v: stretch %d, want 2", shrinkEvery, p.ch.stretch)
+	}
+	st.cost.rate = 0.03e6
+	p.budget(snap())
+	if p.ch.stretch != 4 {
+		t.Errorf("over budget again: stretch %d, want 4 at once", p.ch.stretch)
 	}
 }

@@ -53,13 +53,13 @@ type changes struct {
 	ownerTopo *model.Topology
 
 	// dueBy is how many batches each node read at the last poll: room made
-	// for as many at this one (appended one by one, a poll of a thousand
-	// grew its array eleven times, 0.5 MB a poll)
+	// for as many at this one (one by one, a poll of a thousand grew it 11 times)
 	dueBy map[string]int
 
 	sweepPos float64   // the next slot of the sweep, with its fraction
 	sweepAt  time.Time // when the sweep last moved on
 	stretch  int       // the budget's: the sweep takes this many times Sweep
+	shrunkAt time.Time // when the budget last shortened the sweep (stretchFor)
 
 	// what the last filter chose, for assemble
 	full map[string]string // nodes read in full, and why

@@ -1,6 +1,7 @@
 // Package load holds the load figures of emqtop: 50,000 queues and
 // 1,000,000 job rows on 3 primaries (EMQTOP_LOAD_QUEUES sets the queues,
-// EMQTOP_LOAD_ROWS the rows a queue, EMQTOP_LOAD_POLLS the polls measured),
+// EMQTOP_LOAD_ROWS the rows a queue, EMQTOP_LOAD_POLLS the polls measured,
+// EMQTOP_LOAD_NEW the queues made a second while they are),
 // and the correctness at scale that fits in CI (agree_test.go: 200,000
 // queues, change-driven against full). Run the figures with:
 //
@@ -86,21 +87,40 @@ var writesPerMille = func() int {
 	return 1
 }()
 
-// write enqueues a job to perSecond queues picked at random a second, in
-// ten batches, until stop.
+// newPerSecond is how many queues the writer makes a second beside its
+// writes to the seeded ones [0]; EMQTOP_LOAD_NEW sets it: queues come (a
+// tenant's first job) as the dashboard runs, and discovery finds them.
+var newPerSecond = func() int {
+	if n, err := strconv.Atoi(os.Getenv("EMQTOP_LOAD_NEW")); err == nil && n >= 0 {
+		return n
+	}
+	return 0
+}()
+
+// write enqueues a job to perSecond queues picked at random a second, and
+// to newPerSecond queues never written before, in ten batches, until stop.
 func write(c valkey.Client, perSecond int, stop <-chan struct{}) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	r := rand.New(rand.NewPCG(1, 2))
+	made, ticks := 0, 0
 	for {
 		select {
 		case <-stop:
 			return nil
 		case <-tick.C:
 		}
-		var cmds valkey.Commands
+		ticks++
+		var names []string
 		for k := 0; k < perSecond/10; k++ {
-			more, err := vtest.JobCommands(c, fmt.Sprintf("load-%07d", r.IntN(queues)), keyspace.TypePending, float64(time.Now().UnixMilli()))
+			names = append(names, fmt.Sprintf("load-%07d", r.IntN(queues)))
+		}
+		for ; made < newPerSecond*ticks/10; made++ {
+			names = append(names, fmt.Sprintf("load-new-%07d", made))
+		}
+		var cmds valkey.Commands
+		for _, q := range names {
+			more, err := vtest.JobCommands(c, q, keyspace.TypePending, float64(time.Now().UnixMilli()))
 			if err != nil {
 				return err
 			}
@@ -190,8 +210,10 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 		}
-		if r.Queues != queues {
-			b.Fatalf("the child saw %d queues, want %d\n%s", r.Queues, queues, out)
+		// the seeded queues, and of the new ones (EMQTOP_LOAD_NEW) no more
+		// than were made while it ran
+		if most := queues + newPerSecond*int(time.Since(start).Seconds()+1); r.Queues < queues || r.Queues > most {
+			b.Fatalf("the child saw %d queues, want %d to %d\n%s", r.Queues, queues, most, out)
 		}
 		for i, read := range r.Reads {
 			b.Logf("poll %d after discovery: %s", i+1, read)
