@@ -116,7 +116,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 	p.last = lastAssembly{topo: topo, queues: queues, unread: a.unread, detail: a.detail, tot: a.tot, touched: a.touched}
 	// the last good readings live on in this snapshot (stale ones copied
 	// forward), so it is what the next poll falls back on
-	p.prev, p.prevIdx = snap, nil
+	p.prev, p.prevAt = snap, nil
 	snap.Version = p.version
 	snap.DiscoveryComplete = len(p.opt.Pinned) > 0 || p.passComplete(snap, false)
 	p.foreignKeys(topo, snap)

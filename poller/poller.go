@@ -132,7 +132,10 @@ type Poller struct {
 	names      names            // every name discovery found: the nodes' sets index it
 	store      model.QueueStore // the readings' queues, in slabs
 	prev       *model.Snapshot  // the last snapshot: stale queues fall back on it
-	prevIdx    map[string]int   // its queues by name, built when needed
+	// prevAt: each place of this poll's list (list), the place of its
+	// queue in prev's (-1: none), made when the lists differ (prevOf)
+	prevAt []int32
+	list   []string
 	last       lastAssembly     // what it was assembled from and learnt
 	version    string
 	ch         changes // what change-driven polling keeps between polls
@@ -247,6 +250,10 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 
 	clients := p.clients(topo)
 	queues := p.queues(topo)
+	if len(queues) == 0 || len(p.list) == 0 || &queues[0] != &p.list[0] || len(queues) != len(p.list) {
+		p.prevAt = nil // another list: its places in prev's are made again when asked
+	}
+	p.list = queues
 	for _, st := range p.nodes {
 		st.listed = st.passes > 0
 	}

@@ -1,0 +1,96 @@
+package poller
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/echomq/emqtop/echomq"
+	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/model"
+)
+
+// prevPlaces finds each name's place in the last list, whatever came or
+// went between them, by the walk of both lists (the last snapshot made
+// from the last list) and by the map (a snapshot made from another): the
+// same places as a look-up of every name, -1 for a name the last had not.
+func TestPrevPlacesAgreeWithALookUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		var last, list []string
+		for k := range rng.IntN(300) {
+			name := fmt.Sprintf("q-%04d", k)
+			inLast, inList := rng.IntN(10) > 0, rng.IntN(10) > 0
+			if round%4 == 0 { // lists that differ much
+				inLast, inList = rng.IntN(2) == 0, rng.IntN(2) == 0
+			}
+			if inLast {
+				last = append(last, name)
+			}
+			if inList {
+				list = append(list, name)
+			}
+		}
+		var b model.QueueListBuilder
+		for _, name := range last {
+			b.Add(&model.Queue{Name: name})
+		}
+		prev := b.List()
+		want := make([]int32, len(list))
+		for i, name := range list {
+			j, ok := slices.BinarySearch(last, name)
+			want[i] = -1
+			if ok {
+				want[i] = int32(j)
+			}
+		}
+		if got := prevPlaces(list, last, prev); !slices.Equal(got, want) {
+			t.Fatalf("round %d, walked: %v, want %v", round, got, want)
+		}
+		if got := prevPlaces(list, nil, prev); len(last) > 0 && !slices.Equal(got, want) {
+			t.Fatalf("round %d, by the map: %v, want %v", round, got, want)
+		}
+	}
+}
+
+// A queue that comes while the poller runs by changes is listed with its
+// figures, and the poll that lists it puts in the history only what is
+// not the last snapshot's: the new queue and those read, not every queue
+// (a poll with a queue more walked and put a million queues' values). The
+// queues after it in the list, at places one further on, keep their
+// readings and their pasts.
+func TestANewQueueCostsWhatChanged(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := 0; i < 60; i++ {
+		qs[fmt.Sprintf("n-%02d", i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour, RediscoverEvery: time.Second})
+	before := untilChanges(t, p)
+	pastOf := func(s *model.Snapshot, name string) int64 { return s.Queue(name).Past.LastChangeMs() }
+
+	// "n-00a" sorts after n-00: every other queue moves one place on
+	if _, err := echomq.Enqueue(ctx, c, "n-00a", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	var s *model.Snapshot
+	vtest.Until(t, 30*time.Second, "the new queue listed", func() bool {
+		s = pollOne(t, p)
+		return s.Queue("n-00a") != nil
+	})
+	if q := s.Queue("n-00a"); q.Pending != 1 || q.Stale || q.Err != "" || !q.Past.Known() {
+		t.Fatalf("the new queue: pending %d, stale %v, err %q, past known %v", q.Pending, q.Stale, q.Err, q.Past.Known())
+	}
+	if p.last.touched == nil || len(p.last.touched) > 5 {
+		t.Fatalf("the poll that listed it put %d queues in the history (nil: all), want the new one and the few read", len(p.last.touched))
+	}
+	checkCounts(t, s, qs)
+	for name := range qs {
+		if got, was := pastOf(s, name), pastOf(before, name); got != was {
+			t.Errorf("%s: its past changed at %d, last %d, with nothing written to it", name, got, was)
+		}
+	}
+}
