@@ -134,11 +134,11 @@ type Poller struct {
 	prev       *model.Snapshot  // the last snapshot: stale queues fall back on it
 	// prevAt: each place of this poll's list (list), the place of its
 	// queue in prev's (-1: none), made when the lists differ (prevOf)
-	prevAt []int32
-	list   []string
-	last       lastAssembly     // what it was assembled from and learnt
-	version    string
-	ch         changes // what change-driven polling keeps between polls
+	prevAt  []int32
+	list    []string
+	last    lastAssembly // what it was assembled from and learnt
+	version string
+	ch      changes // what change-driven polling keeps between polls
 }
 
 // New makes a poller on c. Call Close when done.
