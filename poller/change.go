@@ -223,8 +223,8 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	case ch.need[b.slot] == needUnproven:
 		// a slot no queue held when its mark was set keeps it until a
 		// queue shows up there: that read is of new queues
-		for k, i := range b.idx {
-			if p.prevOf(i, b.queues[k]) != nil {
+		for _, i := range b.idx {
+			if p.prevOf(i) != nil {
 				return model.ReadUnproven, nil
 			}
 		}
@@ -272,7 +272,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 	for k, i := range b.idx {
 		r := ""
 		written := hasName(ch.needQ[b.slot], b.queues[k])
-		q := p.prevOf(i, b.queues[k])
+		q := p.prevOf(i)
 		switch {
 		case written:
 			r = model.ReadDirty

@@ -132,6 +132,8 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 				if st.known.has(id) {
 					st.seenKnown++
 				} else {
+					p.names.added = append(p.names.added, p.names.t.Name(id))
+					p.names.addedOn = append(p.names.addedOn, res.plan.addr)
 					p.setChanged()
 				}
 			}

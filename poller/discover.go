@@ -180,6 +180,12 @@ func (p *Poller) queues(topo *model.Topology) []string {
 	// million names was 47 MB at the peak of every change of the queue set
 	p.names.mu.Lock()
 	defer p.names.mu.Unlock()
+	added, on := p.names.added, p.names.addedOn
+	p.names.added, p.names.addedOn = nil, nil
+	if out, ok := p.withAdded(topo, added, on); ok {
+		p.qcache, p.polled = out, out
+		return out
+	}
 	p.names.renew(p.nodes)
 	size := 0
 	for _, st := range p.nodes {

@@ -17,6 +17,11 @@ import (
 type names struct {
 	mu sync.Mutex
 	t  *model.NameTable
+	// added: the names a pass found that its node did not know, each with
+	// the node it was found on, since the list was last made (queues): a
+	// list with only these more is the last one with them put in
+	added   []string
+	addedOn []string
 }
 
 // intern is name's id, added when new; the caller holds mu.

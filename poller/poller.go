@@ -389,8 +389,10 @@ func (p *Poller) cachedPlan(topo *model.Topology, queues []string, clients map[s
 			p.redetail(detail)
 		}
 	} else {
+		old := p.plans
 		p.plans, p.planKey, p.planQueues = p.plan(topo, queues, clients, detail), k, len(queues)
 		p.inDetail = inDetail(p.plans)
+		keepSettled(old, p.plans)
 	}
 	p.planDver, p.planWindow = dver, window
 	return p.plans

@@ -1,0 +1,80 @@
+package poller
+
+import (
+	"slices"
+
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/model"
+)
+
+// keepSettled carries what change-driven polling learnt of a batch (it is
+// settled, its first deadline) from an old plan to a new one, for each
+// batch of the same slot, owner and queues, in the same order: a plan made
+// again for a queue more left 16,383 slots of 16,384 as they were, and
+// each poll after a new queue walked every queue of them (a million last
+// readings looked at) to learn it again.
+func keepSettled(old, plans []nodePlan) {
+	type key struct {
+		addr string
+		slot uint16
+	}
+	was := map[key][]*batch{}
+	for pi := range old {
+		for bi := range old[pi].batches {
+			b := &old[pi].batches[bi]
+			if b.settled {
+				k := key{old[pi].addr, b.slot}
+				was[k] = append(was[k], b)
+			}
+		}
+	}
+	if len(was) == 0 {
+		return
+	}
+	for pi := range plans {
+		for bi := range plans[pi].batches {
+			b := &plans[pi].batches[bi]
+			for _, o := range was[key{plans[pi].addr, b.slot}] {
+				if o.owner == b.owner && slices.Equal(o.queues, b.queues) && slices.Equal(o.detail, b.detail) {
+					b.settled, b.deadline = true, o.deadline
+					break
+				}
+			}
+		}
+	}
+}
+
+// withAdded is the last list with the names discovery added since put in,
+// when that is all that changed: every change of the set since the list
+// was made is one of them (a queue gone, a pass ended short, a list kept
+// unsure change it otherwise), the topology is the same, and each was
+// found on the primary that owns its slot. The names go in by a binary
+// search each and the list is copied around them: a queue more at a
+// million sorted the million names and searched each of the last list's
+// in them, 400 ms. ok is false when the list must be made whole.
+func (p *Poller) withAdded(topo *model.Topology, added, on []string) (out []string, ok bool) {
+	p.mu.Lock()
+	bumps := p.qver - p.qcacheVer
+	p.mu.Unlock()
+	if p.qcache == nil || p.qcacheTop != topo || p.qunsure || len(added) == 0 || uint64(len(added)) != bumps {
+		return nil, false
+	}
+	for k, name := range added {
+		if o := topo.OwnerOf(keyspace.QueueSlot(name)); o == nil || o.Addr != on[k] || o.Role != model.RolePrimary {
+			return nil, false
+		}
+	}
+	added = slices.Compact(slices.Sorted(slices.Values(added)))
+	last := p.qcache
+	out = make([]string, 0, len(last)+len(added))
+	from := 0
+	for _, name := range added {
+		at, found := slices.BinarySearch(last[from:], name)
+		out = append(out, last[from:from+at]...)
+		from += at
+		if !found {
+			out = append(out, name)
+		}
+	}
+	return append(out, last[from:]...), true
+}
