@@ -102,7 +102,10 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		}
 	}
 	snap.Poll.Read, snap.Poll.Why = p.ch.read, p.ch.why
-	a := assembly{topo: topo, queues: queues, rd: rd, failed: failed, nodeNow: nodeNow, snap: snap}
+	a := assembly{topo: topo, queues: queues, rd: rd, failed: failed, nodeNow: nodeNow, snap: snap, up: make([]bool, len(topo.Nodes))}
+	for k, n := range topo.Nodes {
+		a.up[k] = nodeNow[n.Addr] > 0
+	}
 	switch {
 	case p.discoverAll && p.opt.Once:
 		// --once's discovery read no queue: its snapshots list none (a

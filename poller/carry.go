@@ -17,6 +17,7 @@ type assembly struct {
 	rd      *readings
 	failed  map[int]string
 	nodeNow map[string]int64
+	up      []bool // by the topology's node index: it answered (nodeNow)
 	snap    *model.Snapshot
 	// learnt: how many queues are stale or unread, the queues read in
 	// detail (by place), the totals, and the queues that are not the last
@@ -232,11 +233,17 @@ func (p *Poller) queueAt(a *assembly, i int, name string, prev *model.Queue) (q 
 	} else {
 		slot = keyspace.QueueSlot(name)
 	}
-	owner := a.topo.OwnerOf(slot)
+	oi := a.topo.Owner[slot]
+	var owner *model.Node
+	if oi >= 0 {
+		owner = &a.topo.Nodes[oi]
+	}
+	if prev != nil && owner != nil && p.ch.due != nil && !p.ch.due[i] && a.up[oi] {
+		// not read: nothing of it changed, and its node answered (no look
+		// in a map: a poll with a queue more walks a million)
+		return p.carry(prev, owner.Addr), true
+	}
 	switch fresh := a.rd.of(i); {
-	case prev != nil && owner != nil && p.ch.due != nil && !p.ch.due[i] && a.nodeNow[owner.Addr] > 0:
-		// not read: nothing of it changed, and its node answered
-		q, carried = p.carry(prev, owner.Addr), true
 	case fresh != nil && prev != nil && owner != nil && sameReading(prev, fresh, owner.Addr):
 		// read (the sweep, a write that changed nothing it counts): the
 		// same figures, so the same queue, shared, as a carried one is

@@ -91,15 +91,26 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 	// the queues by slot, in slots of first appearance and in their order
 	// within a slot, counted into one array of indices: a map of growing
 	// slices, and each batch's own appends, were twice the plan's size
-	slotOf := make([]uint16, len(queues))
+	slotOf := p.slotsOf(queues)
 	var count [keyspace.SlotCount]int32
 	var slots []uint16
-	for i, q := range queues {
-		s := keyspace.QueueSlot(q)
-		if slotOf[i] = s; count[s] == 0 {
+	for _, s := range slotOf {
+		if count[s] == 0 {
 			slots = append(slots, s)
 		}
 		count[s]++
+	}
+	// the queues in detail, by place: a look-up of each of the few, not
+	// of each of a million names in the map (the list is sorted)
+	inDetail := make([]bool, len(queues))
+	for q, on := range detail {
+		i, ok := slices.BinarySearch(queues, q)
+		if !ok { // (a list out of order would miss it)
+			i = slices.Index(queues, q)
+		}
+		if on && i >= 0 {
+			inDetail[i] = true
+		}
 	}
 	var at [keyspace.SlotCount]int32 // where each slot's indices begin in order
 	n := int32(0)
@@ -111,7 +122,7 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 	details := make([]bool, len(queues))
 	for i, s := range slotOf {
 		order[at[s]], names[at[s]] = i, queues[i]
-		details[at[s]] = p.opt.DetailAll || detail[queues[i]]
+		details[at[s]] = p.opt.DetailAll || inDetail[i]
 		at[s]++
 	}
 	from := 0
@@ -128,8 +139,8 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 			hi := min(from, lo+p.opt.QueuesPerScript)
 			b := batch{slot: s, owner: owner.Addr, idx: order[lo:hi:hi],
 				queues: names[lo:hi:hi], detail: details[lo:hi:hi], byName: slices.IsSorted(names[lo:hi])}
-			for _, q := range names[lo:hi] {
-				b.hist = b.hist || detail[q]
+			for _, i := range order[lo:hi] {
+				b.hist = b.hist || inDetail[i]
 			}
 			np.batches = append(np.batches, b)
 		}

@@ -138,7 +138,8 @@ type Poller struct {
 	list    []string
 	last    lastAssembly // what it was assembled from and learnt
 	version string
-	ch      changes // what change-driven polling keeps between polls
+	slots   listSlots // the slots of the queues of a list (slotsOf)
+	ch      changes   // what change-driven polling keeps between polls
 }
 
 // New makes a poller on c. Call Close when done.

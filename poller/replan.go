@@ -65,16 +65,60 @@ func (p *Poller) withAdded(topo *model.Topology, added, on []string) (out []stri
 		}
 	}
 	added = slices.Compact(slices.Sorted(slices.Values(added)))
-	last := p.qcache
+	last, lastSlots := p.qcache, p.slots.of(p.qcache)
 	out = make([]string, 0, len(last)+len(added))
+	var slots []uint16
+	if lastSlots != nil {
+		slots = make([]uint16, 0, cap(out))
+	}
 	from := 0
 	for _, name := range added {
 		at, found := slices.BinarySearch(last[from:], name)
 		out = append(out, last[from:from+at]...)
+		if lastSlots != nil {
+			slots = append(slots, lastSlots[from:from+at]...)
+		}
 		from += at
 		if !found {
 			out = append(out, name)
+			slots = append(slots, keyspace.QueueSlot(name))
 		}
 	}
-	return append(out, last[from:]...), true
+	out = append(out, last[from:]...)
+	if lastSlots != nil {
+		p.slots.set(out, append(slots, lastSlots[from:]...))
+	}
+	return out, true
+}
+
+// listSlots is the slot of each queue of a list, kept with the list it is
+// of, so that a plan made again for a list with a queue more (withAdded)
+// hashes that queue's name alone, not a million (QueueSlot validates and
+// hashes each: 70 ms a plan at a million).
+type listSlots struct {
+	list  []string
+	slots []uint16
+}
+
+// of is the slots of list, when they are kept for that very list.
+func (ls *listSlots) of(list []string) []uint16 {
+	if len(list) == 0 || len(ls.list) != len(list) || &ls.list[0] != &list[0] {
+		return nil
+	}
+	return ls.slots
+}
+
+func (ls *listSlots) set(list []string, slots []uint16) { ls.list, ls.slots = list, slots }
+
+// slotsOf is the slot of each queue of list: kept, or hashed and kept.
+func (p *Poller) slotsOf(list []string) []uint16 {
+	if s := p.slots.of(list); s != nil {
+		return s
+	}
+	s := make([]uint16, len(list))
+	for i, q := range list {
+		s[i] = keyspace.QueueSlot(q)
+	}
+	p.slots.set(list, s)
+	return s
 }

@@ -71,7 +71,7 @@ func TestAddedNamesGoIntoTheLastList(t *testing.T) {
 	for _, addr := range []string{a, b} {
 		p.nodes[addr] = &nodeState{known: p.nameSet(byNode[addr]...), passSeen: p.nameSet()}
 	}
-	p.queues(topo)
+	p.slotsOf(p.queues(topo)) // as a plan of it does
 	// a pass finds some new names, as scanned does
 	add := func(names ...string) {
 		p.names.mu.Lock()
@@ -86,14 +86,20 @@ func TestAddedNamesGoIntoTheLastList(t *testing.T) {
 	}
 	add("t-001", "t-799", "a-first", "t-401", "t-401", "z-last")
 	want := slices.Sorted(slices.Values(append(slices.Clone(known), "t-001", "t-799", "a-first", "t-401", "z-last")))
-	p.names.mu.Lock()
-	fast, ok := p.withAdded(topo, p.names.added, p.names.addedOn)
-	p.names.mu.Unlock()
-	if !ok || !slices.Equal(fast, want) {
-		t.Fatalf("added names: ok %v, %d names, want %d (the list made whole)", ok, len(fast), len(want))
-	}
-	if got := p.queues(topo); !slices.Equal(got, want) {
+	got := p.queues(topo)
+	if !slices.Equal(got, want) {
 		t.Fatalf("the list after the additions: %d names, want %d", len(got), len(want))
+	}
+	// and its slots are kept with it, each its name's (a list made whole
+	// keeps none: the names went in)
+	slots := p.slots.of(got)
+	if len(slots) != len(got) {
+		t.Fatalf("the new list's slots: %d kept, want %d", len(slots), len(got))
+	}
+	for i, q := range got {
+		if slots[i] != keyspace.QueueSlot(q) {
+			t.Fatalf("%s: slot %d kept, its slot is %d", q, slots[i], keyspace.QueueSlot(q))
+		}
 	}
 
 	// anything else: made whole
@@ -122,7 +128,7 @@ func TestAddedNamesGoIntoTheLastList(t *testing.T) {
 	add("t-009")
 	other := model.NewTopology(true, topo.Nodes)
 	p.names.mu.Lock()
-	_, ok = p.withAdded(other, p.names.added, p.names.addedOn)
+	_, ok := p.withAdded(other, p.names.added, p.names.addedOn)
 	p.names.mu.Unlock()
 	if ok {
 		t.Errorf("another topology: put in, want the list made whole")
