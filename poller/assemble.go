@@ -113,6 +113,8 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		// were a quarter of its peak)
 	case p.byDifference(&a):
 		p.assembleChanged(&a)
+	case p.byShift(&a):
+		p.assembleShifted(&a)
 	default:
 		p.assembleAll(&a)
 	}

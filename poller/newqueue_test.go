@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/vtest"
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -87,10 +88,33 @@ func TestANewQueueCostsWhatChanged(t *testing.T) {
 	if p.last.touched == nil || len(p.last.touched) > 5 {
 		t.Fatalf("the poll that listed it put %d queues in the history (nil: all), want the new one and the few read", len(p.last.touched))
 	}
+	if s.Poll.Carried < len(qs)-5 {
+		t.Errorf("the poll that listed it carried %d queues of %d: the others were read or walked anew", s.Poll.Carried, len(qs))
+	}
 	checkCounts(t, s, qs)
 	for name := range qs {
 		if got, was := pastOf(s, name), pastOf(before, name); got != was {
 			t.Errorf("%s: its past changed at %d, last %d, with nothing written to it", name, got, was)
 		}
 	}
+
+	// a queue gone (its keys deleted: EchoMQ keeps no empty set): the
+	// pass that misses it drops it, the sums lose it (pollOne checks them
+	// against the queues listed), the others carried
+	keys, err := keyspace.KeysOf("n-30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, c.B().Del().Key(keys.Pending, keys.Active, keys.Schedule).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	delete(qs, "n-30")
+	vtest.Until(t, 30*time.Second, "the queue gone unlisted", func() bool {
+		s = pollOne(t, p)
+		return s.Queue("n-30") == nil
+	})
+	if p.last.touched == nil || len(p.last.touched) > 5 || s.Poll.Carried < len(qs)-5 {
+		t.Errorf("the poll that dropped it: %d put in the history (nil: all), %d carried", len(p.last.touched), s.Poll.Carried)
+	}
+	checkCounts(t, s, qs)
 }
