@@ -132,8 +132,10 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 				if st.known.has(id) {
 					st.seenKnown++
 				} else {
-					p.names.added = append(p.names.added, p.names.t.Name(id))
-					p.names.addedOn = append(p.names.addedOn, res.plan.addr)
+					if len(p.names.added) < mostAdded { // past it, the list is made whole (withAdded)
+						p.names.added = append(p.names.added, p.names.t.Name(id))
+						p.names.addedOn = append(p.names.addedOn, res.plan.addr)
+					}
 					p.setChanged()
 				}
 			}
