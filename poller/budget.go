@@ -43,17 +43,16 @@ const (
 
 // nodeCost is what a node's reads cost, kept between polls.
 type nodeCost struct {
-	usPerScript       float64 // server µs a snapshot script, measured
-	measured          bool    // usPerScript comes from INFO commandstats
-	statsRefused      bool
-	statCalls         int64
-	statUsec          int64
-	statAt            time.Time
-	rate              float64 // server µs a second, running
-	baseUs            float64 // server µs a poll without the sweep, running
-	lastAt            time.Time
-	scripts, sweeping int // this poll's
-	wholeRun          int // polls in a row read mostly in full or unproven
+	usPerScript  float64 // server µs a snapshot script, measured
+	measured     bool    // usPerScript comes from INFO commandstats
+	statsRefused bool
+	statCalls    int64
+	statUsec     int64
+	statAt       time.Time
+	rate         float64 // server µs a second, running
+	baseUs       float64 // server µs a poll without the sweep, running
+	lastAt       time.Time
+	wholeRun     int // polls in a row read mostly in full or unproven
 }
 
 // statsDue: INFO commandstats is read with this poll's pipeline: every
@@ -136,7 +135,6 @@ func (c *nodeCost) account(now time.Time, scripts, sweeping, whole, dirty int, l
 	if !c.measured && scripts > 0 {
 		c.usPerScript = float64(latency.Microseconds()) / float64(scripts)
 	}
-	c.scripts, c.sweeping = scripts, sweeping
 	if whole*2 > scripts {
 		c.wholeRun++
 	} else {
