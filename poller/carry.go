@@ -95,8 +95,7 @@ func (rd *readings) of(i int) *model.Queue {
 func (p *Poller) byDifference(a *assembly) bool {
 	l := p.last
 	if p.prev == nil || p.ch.due == nil || l.topo != a.topo || l.unread > 0 ||
-		len(l.queues) != len(a.queues) || p.prev.Queues.Len() != len(a.queues) ||
-		(len(a.queues) > 0 && &l.queues[0] != &a.queues[0]) {
+		!sameList(l.queues, a.queues) || p.prev.Queues.Len() != len(a.queues) {
 		return false
 	}
 	for _, i := range a.topo.Primaries() {
@@ -139,11 +138,7 @@ func (p *Poller) assembleAll(a *assembly) {
 // difference; a carried queue is not looked at.
 func (p *Poller) assembleChanged(a *assembly) {
 	snap, prev := a.snap, p.prev
-	for k := range snap.Nodes { // the same topology: the same nodes in order
-		n, o := &snap.Nodes[k], &prev.Nodes[k]
-		n.Queues, n.Pending, n.Active, n.Expired = o.Queues, o.Pending, o.Active, o.Expired
-	}
-	a.tot, a.touched = p.last.tot, []int{}
+	p.sumsFromLast(a)
 	var puts []*model.Queue
 	put := func(i int) {
 		old := prev.Queues.At(i)
@@ -287,7 +282,7 @@ func (p *Poller) prevOf(i int) *model.Queue {
 		return nil
 	}
 	pq, last := p.prev.Queues, p.last.queues
-	if len(p.list) > 0 && len(last) == len(p.list) && &last[0] == &p.list[0] && pq.Len() == len(last) {
+	if sameList(last, p.list) && pq.Len() == len(last) {
 		// the last snapshot was made from this very list, place for
 		// place: no name to read (a cache miss a queue at a million)
 		return pq.At(i)

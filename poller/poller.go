@@ -251,7 +251,7 @@ func (p *Poller) Poll(ctx context.Context) (*model.Snapshot, error) {
 
 	clients := p.clients(topo)
 	queues := p.queues(topo)
-	if len(queues) == 0 || len(p.list) == 0 || &queues[0] != &p.list[0] || len(queues) != len(p.list) {
+	if !sameList(queues, p.list) {
 		p.prevAt = nil // another list: its places in prev's are made again when asked
 	}
 	p.list = queues

@@ -102,7 +102,7 @@ type listSlots struct {
 
 // of is the slots of list, when they are kept for that very list.
 func (ls *listSlots) of(list []string) []uint16 {
-	if len(list) == 0 || len(ls.list) != len(list) || &ls.list[0] != &list[0] {
+	if len(list) == 0 || !sameList(ls.list, list) {
 		return nil
 	}
 	return ls.slots

@@ -9,8 +9,7 @@ import "github.com/echomq/emqtop/model"
 func (p *Poller) byShift(a *assembly) bool {
 	l := p.last
 	if p.prev == nil || !p.prev.ByName || p.ch.due == nil || l.topo != a.topo || l.unread > 0 ||
-		p.prev.Queues.Len() != len(l.queues) || len(a.queues) != len(p.list) ||
-		(len(a.queues) > 0 && &a.queues[0] != &p.list[0]) || p.slots.of(a.queues) == nil {
+		p.prev.Queues.Len() != len(l.queues) || !sameList(a.queues, p.list) || p.slots.of(a.queues) == nil {
 		return false
 	}
 	for _, i := range a.topo.Primaries() {
@@ -30,11 +29,7 @@ func (p *Poller) byShift(a *assembly) bool {
 // a million times, 80 ms) and put all of them in the history.
 func (p *Poller) assembleShifted(a *assembly) {
 	snap, prev := a.snap, p.prev
-	for k := range snap.Nodes { // the same topology: the same nodes in order
-		n, o := &snap.Nodes[k], &prev.Nodes[k]
-		n.Queues, n.Pending, n.Active, n.Expired = o.Queues, o.Pending, o.Active, o.Expired
-	}
-	a.tot, a.touched = p.last.tot, []int{}
+	p.sumsFromLast(a)
 	if p.prevAt == nil {
 		p.prevAt = prevPlaces(p.list, p.last.queues, prev.Queues)
 	}
@@ -84,4 +79,21 @@ func (p *Poller) assembleShifted(a *assembly) {
 	}
 	snap.Queues = list.List()
 	snap.Poll.Carried = carried
+}
+
+// sumsFromLast starts a snapshot made by difference from the last one's
+// sums (the same topology: the same nodes in order), nothing put in yet.
+func (p *Poller) sumsFromLast(a *assembly) {
+	for k := range a.snap.Nodes {
+		n, o := &a.snap.Nodes[k], &p.prev.Nodes[k]
+		n.Queues, n.Pending, n.Active, n.Expired = o.Queues, o.Pending, o.Active, o.Expired
+	}
+	a.tot, a.touched = p.last.tot, []int{}
+}
+
+// sameList reports whether two lists of queues are the very same list
+// (one array, as long): a list is never written once made, so the same
+// array is the same names at the same places, with no name compared.
+func sameList(x, y []string) bool {
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
