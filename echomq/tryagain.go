@@ -20,12 +20,22 @@ const TryAgainFor = 5 * time.Second
 // nothing was run.
 var ErrSlotMoving = errors.New("the queue's slot is being migrated (TRYAGAIN): nothing was written")
 
-// TryAgain runs do until it is not refused with TRYAGAIN, backing off from
-// 10 ms to 250 ms, for TryAgainFor at most, or until ctx's deadline, which
-// ends it the same way: ErrSlotMoving. The server answers TRYAGAIN to
-// a command on several keys of a migrating slot when some have moved and
-// some not, before running anything, so running it again is safe for a
-// write too (valkey-go follows ASK and MOVED itself, not TRYAGAIN).
+// MaxRedirects is how many MOVED and ASK redirections one command follows
+// (poller.Config's clients set it): valkey-go's default follows them for
+// ever, and two nodes that disagree about a moving slot (the source asks
+// the target, the target sends it back) kept a requeue spinning until the
+// process was killed. A command that runs out of them comes back with the
+// last redirection, which TryAgain tries again like TRYAGAIN.
+const MaxRedirects = 8
+
+// TryAgain runs do until it is not refused for a slot that is moving,
+// backing off from 10 ms to 250 ms, for TryAgainFor at most, or until ctx's
+// deadline, which ends it the same way: ErrSlotMoving. The server answers
+// TRYAGAIN to a command on several keys of a migrating slot when some have
+// moved and some not, and MOVED or ASK to one it does not serve, each
+// before running anything, so running it again is safe for a write too
+// (valkey-go follows ASK and MOVED itself, up to MaxRedirects, not
+// TRYAGAIN).
 func TryAgain(ctx context.Context, do func() error) error {
 	deadline := time.Now().Add(TryAgainFor)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -35,7 +45,7 @@ func TryAgain(ctx context.Context, do func() error) error {
 	wait := 10 * time.Millisecond
 	for {
 		err := do()
-		if !isTryAgain(err) {
+		if !refusedForMove(err) {
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
@@ -50,9 +60,17 @@ func TryAgain(ctx context.Context, do func() error) error {
 	}
 }
 
-func isTryAgain(err error) bool {
+// refusedForMove: the server refused err's command before running it
+// because of where the slot is: TRYAGAIN, or a redirection valkey-go
+// stopped following (MaxRedirects).
+func refusedForMove(err error) bool {
 	var ve *valkey.ValkeyError
-	return errors.As(err, &ve) && ve.IsTryAgain()
+	if !errors.As(err, &ve) {
+		return false
+	}
+	_, moved := ve.IsMoved()
+	_, asked := ve.IsAsk()
+	return ve.IsTryAgain() || moved || asked
 }
 
 // ServerCode is the code of the server's error reply in err ("NOPERM",

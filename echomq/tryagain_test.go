@@ -88,7 +88,12 @@ func TestRequeueExpiredDuringAMove(t *testing.T) {
 	if err := m.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	r := <-done
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute): // TryAgainFor and MaxRedirects bound it far sooner
+		t.Fatal("requeue --expired across the move never returned")
+	}
 	if r.err != nil || r.n != 3 {
 		t.Fatalf("requeue --expired across the move: %d, %v; want 3", r.n, r.err)
 	}

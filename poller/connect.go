@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/echomq/emqtop/echomq"
 	"github.com/valkey-io/valkey-go"
 )
 
@@ -90,6 +91,7 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	opt.DialCtxFn = dialGuarded // a reply over sane bounds fails its connection, never the process
 	opt.ForceSingleClient = c.Standalone
 	opt.ClientName = "emqtop"
+	opt.ClusterOption.MaxMovedRedirections = echomq.MaxRedirects // never a redirection loop for ever
 	if c.Replicas {
 		opt.SendToReplicas = func(cmd valkey.Completed) bool { return cmd.IsReadOnly() }
 	}

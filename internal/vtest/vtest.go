@@ -12,7 +12,10 @@ import (
 // closes the client when the test ends.
 func Client(t testing.TB, c *testcluster.Cluster) valkey.Client {
 	t.Helper()
-	cl, err := valkey.NewClient(valkey.ClientOption{InitAddress: c.Addrs(), DisableCache: true})
+	cl, err := valkey.NewClient(valkey.ClientOption{InitAddress: c.Addrs(), DisableCache: true,
+		// echomq.MaxRedirects, as poller.Config's clients (echomq's tests
+		// cannot import it: they are imported here)
+		ClusterOption: valkey.ClusterOption{MaxMovedRedirections: 8}})
 	if err != nil {
 		t.Fatalf("connect to %v: %v", c.Addrs(), err)
 	}
