@@ -46,7 +46,8 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			p.mu.Unlock()
 			st.lastGood, st.latency = now, r.latency
 			if r.plan.primary {
-				st.cost.account(now, len(r.plan.batches), p.ch.sweepBy[r.plan.addr], p.ch.wholeBy[r.plan.addr], p.ch.dirtyBy[r.plan.addr], r.latency)
+				a := r.plan.addr
+				st.cost.account(now, reads{len(r.plan.batches), queuesIn(r.plan.batches), p.ch.sweepBy[a], p.ch.wholeBy[a], p.ch.dirtyBy[a]}, r.latency)
 			}
 			snap.ServerTimeMs = max(snap.ServerTimeMs, r.nowMs)
 			nodeNow[r.plan.addr] = r.nowMs

@@ -43,16 +43,25 @@ const (
 
 // nodeCost is what a node's reads cost, kept between polls.
 type nodeCost struct {
-	usPerScript  float64 // server µs a snapshot script, measured
-	measured     bool    // usPerScript comes from INFO commandstats
+	usPerScript float64 // server µs a snapshot script, measured (the nodes pane shows it)
+	// usPerQueue: server µs a queue read, measured, by which a poll's
+	// cost is counted: a script's cost is mostly its queues', and one
+	// average a script priced a read of one written queue (10 µs) as one
+	// of a slot's 61 (400 µs at the start's whole read), which stretched
+	// the sweep for a load that was not there
+	usPerQueue   float64
+	measured     bool // usPerScript comes from INFO commandstats
 	statsRefused bool
 	statCalls    int64
 	statUsec     int64
 	statAt       time.Time
-	rate         float64 // server µs a second, running
-	baseUs       float64 // server µs a poll without the sweep, running
-	lastAt       time.Time
-	wholeRun     int // polls in a row read mostly in full or unproven
+	// this poller's scripts and queues read since statAt: the calls INFO
+	// counts are every client's, these are ours
+	scriptsSince, queuesSince int64
+	rate                      float64 // server µs a second, running
+	baseUs                    float64 // server µs a poll without the sweep, running
+	lastAt                    time.Time
+	wholeRun                  int // polls in a row read mostly in full or unproven
 }
 
 // statsDue: INFO commandstats is read with this poll's pipeline: every
@@ -78,6 +87,12 @@ func (c *nodeCost) readStats(info string, err error, now time.Time) {
 	}
 	if !c.statAt.IsZero() && calls > c.statCalls && usec >= c.statUsec {
 		c.usPerScript = float64(usec-c.statUsec) / float64(calls-c.statCalls)
+		if c.queuesSince > 0 {
+			// our share of the calls priced by our queues: another
+			// client's scripts are not counted as ours
+			ours := min(1, float64(c.scriptsSince)/float64(calls-c.statCalls))
+			c.usPerQueue = float64(usec-c.statUsec) * ours / float64(c.queuesSince)
+		}
 		if !c.measured {
 			// the running load so far is of the latency's estimate: it
 			// starts again from what was measured
@@ -86,6 +101,7 @@ func (c *nodeCost) readStats(info string, err error, now time.Time) {
 		c.measured = true
 	}
 	c.statCalls, c.statUsec, c.statAt = calls, usec, now
+	c.scriptsSince, c.queuesSince = 0, 0
 }
 
 // evalshaRo reads cmdstat_evalsha_ro's calls and usec.
@@ -116,10 +132,16 @@ func commandStats(info string) map[string][2]int64 {
 	return out
 }
 
-// account adds one poll of a node: scripts sent (sweeping of them for the
-// sweep, whole of them read in full or unproven, dirty for a write), the
-// pipeline's latency when it carried scripts. The interval's base is what
-// a longer interval would save, so it leaves out
+// reads counts one poll's reads of a node: its scripts, and the queues
+// they read, all of them and those of the sweep, of whole reads (in full
+// or unproven) and of reads for writes.
+type reads struct {
+	scripts, queues, sweep, whole, dirty int
+}
+
+// account adds one poll of a node: what it read (r), the pipeline's
+// latency when it carried scripts. The interval's base is what a longer
+// interval would save, so it leaves out
 //   - the sweep (the budget stretches it first);
 //   - the reads for writes: as many a second at any interval (a longer
 //     one gathers more writes a poll), so counted in, each poll of 5 s
@@ -130,21 +152,30 @@ func commandStats(info string) map[string][2]int64 {
 //     time at a million) or a lost tracker is one poll's; a node read in
 //     full at every poll (--full, tracking off) counts from its third.
 //
-// The load itself (rate) counts every script.
-func (c *nodeCost) account(now time.Time, scripts, sweeping, whole, dirty int, latency time.Duration) {
-	if !c.measured && scripts > 0 {
-		c.usPerScript = float64(latency.Microseconds()) / float64(scripts)
+// The load itself (rate) counts every read. A read is priced by its
+// queues once a queue's time is measured, before that by its scripts
+// (the latency's estimate, or a script's measured time).
+func (c *nodeCost) account(now time.Time, r reads, latency time.Duration) {
+	if !c.measured && r.scripts > 0 {
+		c.usPerScript = float64(latency.Microseconds()) / float64(r.scripts)
 	}
-	if whole*2 > scripts {
+	c.scriptsSince += int64(r.scripts)
+	c.queuesSince += int64(r.queues)
+	if r.whole*2 > r.queues {
 		c.wholeRun++
 	} else {
 		c.wholeRun = 0
 	}
+	whole := r.whole
 	if c.wholeRun >= wholeRuns {
 		whole = 0
 	}
-	us := float64(scripts) * c.usPerScript
-	base := float64(max(0, scripts-sweeping-whole-dirty)) * c.usPerScript
+	perQueue := c.usPerQueue
+	if perQueue <= 0 && r.queues > 0 {
+		perQueue = c.usPerScript * float64(r.scripts) / float64(r.queues)
+	}
+	us := float64(r.queues) * perQueue
+	base := float64(max(0, r.queues-r.sweep-whole-r.dirty)) * perQueue
 	if c.lastAt.IsZero() {
 		c.baseUs = base
 	} else if dt := now.Sub(c.lastAt).Seconds(); dt > 0 {
@@ -178,7 +209,9 @@ func (p *Poller) budget(snap *model.Snapshot) {
 	}
 	ch := &p.ch
 	now := time.Now()
-	if s := stretchFor(ch.stretch, worst, b, p.opt.Sweep); s > ch.stretch || (s < ch.stretch && now.Sub(ch.shrunkAt) >= shrinkEvery) {
+	if !ch.stretchSet {
+		p.firstStretch(now, b)
+	} else if s := stretchFor(ch.stretch, worst, b, p.opt.Sweep); s > ch.stretch || (s < ch.stretch && now.Sub(ch.shrunkAt) >= shrinkEvery) {
 		if s < ch.stretch {
 			ch.shrunkAt = now
 		}
@@ -188,7 +221,48 @@ func (p *Poller) budget(snap *model.Snapshot) {
 	minI := time.Duration(base / b * float64(time.Microsecond))
 	snap.Poll.Budget = b
 	snap.Poll.MinInterval = min(minI, maxInterval).Round(10 * time.Millisecond)
-	snap.Poll.SweepEvery = p.opt.Sweep * time.Duration(ch.stretch)
+	snap.Poll.SweepEvery = p.opt.Sweep * time.Duration(max(1, ch.stretch))
+}
+
+// firstStretch chooses the sweep's first stretch once a queue's read is
+// measured on each primary: the shortest sweep whose reads cost each node
+// a quarter of the budget at most (the rest is for the reads for writes).
+// A sweep of a minute at a million queues costs 3.6% of a core a node:
+// started there and doubled poll after poll until the running load came
+// under the budget, it read hundreds of slots in the first seconds and
+// kept the budget for a dozen. A node that refuses INFO, or one still
+// unmeasured after firstStretchWait, is priced by what is known.
+func (p *Poller) firstStretch(now time.Time, b float64) {
+	ch := &p.ch
+	if ch.stretchFrom.IsZero() {
+		ch.stretchFrom = now
+	}
+	need := 0.0 // the stretch the costliest node needs
+	for addr, queues := range ch.queuesOn {
+		st := p.nodes[addr]
+		switch {
+		case st != nil && st.cost.usPerQueue > 0:
+			perSecond := float64(queues) * st.cost.usPerQueue / p.opt.Sweep.Seconds()
+			need = max(need, perSecond/(b*1e6/4))
+		case st != nil && st.cost.statsRefused:
+		case now.Sub(ch.stretchFrom) < firstStretchWait:
+			return // measured within a second or two of the start
+		}
+	}
+	most := mostStretch(p.opt.Sweep)
+	s := 1
+	for float64(s) < need && s < most {
+		s *= 2
+	}
+	ch.stretch, ch.stretchSet = min(s, most), true
+}
+
+// firstStretchWait: how long the sweep waits for its first stretch.
+const firstStretchWait = 10 * time.Second
+
+// mostStretch is the stretch of a sweep of longestSweep.
+func mostStretch(sweep time.Duration) int {
+	return max(1, int(longestSweep/max(sweep, time.Millisecond)))
 }
 
 // stretchFor is the sweep's next stretch (it takes stretch times sweep):
@@ -196,7 +270,7 @@ func (p *Poller) budget(snap *model.Snapshot) {
 // of longestSweep (the last step cut to it: 32 minutes, then 60, not 64);
 // halved once it is under half of b.
 func stretchFor(stretch int, worst, b float64, sweep time.Duration) int {
-	most := max(1, int(longestSweep/max(sweep, time.Millisecond)))
+	most := mostStretch(sweep)
 	switch {
 	case worst > b:
 		stretch = min(most, max(1, stretch*2))

@@ -1,9 +1,11 @@
 package poller
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/echomq/emqtop/keyspace"
 	"github.com/echomq/emqtop/model"
 )
 
@@ -16,14 +18,14 @@ func TestBudgetBaseLeavesOutAStartsWholeRead(t *testing.T) {
 	at := time.Unix(1_700_000_000, 0)
 	start := nodeCost{usPerScript: 100, measured: true}
 	for i, p := range []struct{ scripts, whole int }{{15_000, 15_000}, {15_000, 15_000}, {300, 0}, {300, 0}} {
-		start.account(at.Add(time.Duration(i)*time.Second), p.scripts, 0, p.whole, 0, 0)
+		start.account(at.Add(time.Duration(i)*time.Second), reads{scripts: p.scripts, queues: p.scripts, whole: p.whole}, 0)
 		if start.baseUs > 300*100 {
 			t.Fatalf("poll %d after a start: base %.0f µs, more than a poll of changes (30,000)", i+1, start.baseUs)
 		}
 	}
 	full := nodeCost{usPerScript: 100, measured: true}
 	for i := range 5 {
-		full.account(at.Add(time.Duration(i)*time.Second), 15_000, 0, 15_000, 0, 0)
+		full.account(at.Add(time.Duration(i)*time.Second), reads{scripts: 15_000, queues: 15_000, whole: 15_000}, 0)
 		if counted := full.baseUs > 0; counted != (i+1 >= wholeRuns) {
 			t.Fatalf("poll %d of a node read whole at every poll: base %.0f µs", i+1, full.baseUs)
 		}
@@ -40,7 +42,7 @@ func TestBudgetBaseLeavesOutReadsForWrites(t *testing.T) {
 	at := time.Unix(1_700_000_000, 0)
 	c := nodeCost{usPerScript: 100, measured: true}
 	for i := range 5 {
-		c.account(at.Add(time.Duration(i)*5*time.Second), 5_000, 0, 0, 4_990, 0)
+		c.account(at.Add(time.Duration(i)*5*time.Second), reads{scripts: 5_000, queues: 5_000, dirty: 4_990}, 0)
 	}
 	if c.baseUs > 10*100 {
 		t.Fatalf("polls of 5,000 scripts, 4,990 for writes: base %.0f µs, more than the 10 others'", c.baseUs)
@@ -91,7 +93,7 @@ func TestBudgetShortensTheSweepSlowly(t *testing.T) {
 	snap := func() *model.Snapshot {
 		return &model.Snapshot{Nodes: []model.NodeStatus{{Node: model.Node{Addr: "a:1", Role: model.RolePrimary}}}}
 	}
-	p.ch.stretch = 1
+	p.ch.stretch, p.ch.stretchSet = 1, true
 	st.cost.rate = 0.03e6 // 3% of a core, over budget: a doubling a poll
 	p.budget(snap())
 	if p.ch.stretch != 1 {
@@ -124,5 +126,71 @@ func TestBudgetShortensTheSweepSlowly(t *testing.T) {
 	p.budget(snap())
 	if p.ch.stretch != 4 {
 		t.Errorf("over budget again: stretch %d, want 4 at once", p.ch.stretch)
+	}
+}
+
+// A poll is priced by the queues it reads: a script's measured average
+// mixed the start's whole read (a slot's 61 queues a script) with reads of
+// one written queue, and priced each of those at 61 queues' time. Another
+// client's scripts on the node are not counted as ours.
+func TestAReadIsPricedByItsQueues(t *testing.T) {
+	at := time.Unix(1_700_000_000, 0)
+	info := func(calls, usec int) string {
+		return "# Commandstats\r\ncmdstat_evalsha_ro:calls=" + strconv.Itoa(calls) + ",usec=" + strconv.Itoa(usec) + ",usec_per_call=1\r\n"
+	}
+	for _, tc := range []struct {
+		others   int     // other clients' scripts between the two reads of INFO
+		perQueue float64 // µs a queue
+	}{{0, 6}, {100, 3}} {
+		var c nodeCost
+		c.readStats(info(1_000, 50_000), nil, at)
+		c.account(at, reads{scripts: 100, queues: 6_000, whole: 6_000}, 50*time.Millisecond) // the start: 100 slots of 60 queues
+		c.readStats(info(1_100+tc.others, 50_000+36_000), nil, at.Add(time.Second))
+		if c.usPerQueue < tc.perQueue*0.99 || c.usPerQueue > tc.perQueue*1.01 {
+			t.Fatalf("%d other scripts: %.2f µs a queue, want %.0f", tc.others, c.usPerQueue, tc.perQueue)
+		}
+		for i := 1; i <= 20; i++ { // a poll a second of 300 written queues, a script each
+			c.account(at.Add(time.Duration(i)*time.Second), reads{scripts: 300, queues: 300, dirty: 300}, 0)
+		}
+		if want := 300 * tc.perQueue; c.rate < want*0.9 || c.rate > want*1.1 {
+			t.Errorf("%d other scripts: a load of %.0f µs a second, want %.0f (300 queues at %.0f µs, not 300 scripts at a whole read's %.0f)", tc.others, c.rate, want, tc.perQueue, c.usPerScript)
+		}
+	}
+}
+
+// The sweep starts where the budget would take it: held until a queue's
+// read is measured on each primary, then the shortest sweep whose reads
+// cost each node a quarter of the budget (a million queues on 3 nodes at
+// 6.5 µs a queue: 8 minutes, not a minute doubled poll after poll); a
+// small cluster's sweep starts at a minute; a node never measured holds
+// it firstStretchWait at most.
+func TestTheSweepStartsWhereTheBudgetWouldTakeIt(t *testing.T) {
+	snap := func() *model.Snapshot { return &model.Snapshot{} }
+	for _, tc := range []struct {
+		queues   int
+		perQueue float64
+		want     int
+	}{{333_333, 6.5, 8}, {1_000, 10, 1}, {100_000_000, 10, 60}} {
+		st := &nodeState{}
+		p := &Poller{opt: Options{Budget: 0.02, Sweep: time.Minute}, nodes: map[string]*nodeState{"a:1": st}}
+		p.ch.queuesOn = map[string]int{"a:1": tc.queues}
+		p.budget(snap())
+		p.sweep(time.Now())
+		p.sweep(time.Now().Add(time.Minute))
+		if p.ch.stretchSet || p.ch.need != [keyspace.SlotCount]uint8{} {
+			t.Fatalf("%d queues, not measured: the first stretch set %v, or the sweep moved", tc.queues, p.ch.stretchSet)
+		}
+		st.cost.usPerQueue = tc.perQueue
+		p.budget(snap())
+		if !p.ch.stretchSet || p.ch.stretch != tc.want {
+			t.Errorf("%d queues at %.1f µs: stretch %d (set %v), want %d", tc.queues, tc.perQueue, p.ch.stretch, p.ch.stretchSet, tc.want)
+		}
+	}
+	p := &Poller{opt: Options{Budget: 0.02, Sweep: time.Minute}, nodes: map[string]*nodeState{"a:1": {}}}
+	p.ch.queuesOn = map[string]int{"a:1": 1_000_000}
+	p.firstStretch(time.Now(), 0.02)
+	p.firstStretch(time.Now().Add(firstStretchWait), 0.02)
+	if !p.ch.stretchSet || p.ch.stretch != 1 {
+		t.Errorf("a node never measured: stretch %d (set %v) after %v, want the sweep of a minute", p.ch.stretch, p.ch.stretchSet, firstStretchWait)
 	}
 }

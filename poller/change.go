@@ -59,7 +59,12 @@ type changes struct {
 	sweepPos float64   // the next slot of the sweep, with its fraction
 	sweepAt  time.Time // when the sweep last moved on
 	stretch  int       // the budget's: the sweep takes this many times Sweep
-	shrunkAt time.Time // when the budget last shortened the sweep (stretchFor)
+	// stretchSet: the first stretch was chosen from what a queue's read
+	// costs (budget.go); until then the sweep holds (the start reads
+	// every queue anyway)
+	stretchSet  bool
+	stretchFrom time.Time // when the poller began waiting for it
+	shrunkAt    time.Time // when the budget last shortened the sweep (stretchFor)
 
 	// what the last filter chose, for assemble
 	full map[string]string // nodes read in full, and why
@@ -71,11 +76,14 @@ type changes struct {
 	spare   []bool
 	read    string
 	why     map[string]int
-	sweepBy map[string]int // the sweep's scripts by node
-	// wholeBy: the scripts by node read in full or unproven, which after
+	sweepBy map[string]int // the queues the sweep reads, by node
+	// wholeBy: the queues by node read in full or unproven, which after
 	// a start or a lost tracker are one poll's; dirtyBy those read for a
 	// write, as many a second whatever the interval (budget.go)
 	wholeBy, dirtyBy map[string]int
+	// queuesOn: each primary's queues, until the sweep's first stretch is
+	// set (stretchSet, budget.go)
+	queuesOn map[string]int
 
 	busy, quiet map[string]int   // polls in a row where tracking cost a node more than it saved, or not
 	keysAt      map[string]int64 // each tracker's Keys at the last poll
@@ -116,6 +124,14 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	ch := &p.ch
 	ch.read, ch.why, ch.due, ch.dueList, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, nil, map[string]string{}, map[string]int{}
 	ch.wholeBy, ch.dirtyBy = map[string]int{}, map[string]int{}
+	if !ch.stretchSet {
+		ch.queuesOn = make(map[string]int, len(plans))
+		for _, np := range plans {
+			if np.primary {
+				ch.queuesOn[np.addr] = queuesIn(np.batches)
+			}
+		}
+	}
 	primaries := topo.Primaries()
 	if why := p.fullWhy(); why != "" {
 		for _, i := range primaries {
@@ -123,7 +139,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		}
 		for _, np := range plans {
 			ch.why[model.ReadFull] += len(np.batches)
-			ch.wholeBy[np.addr] = len(np.batches)
+			ch.wholeBy[np.addr] = queuesIn(np.batches)
 		}
 		return plans
 	}
@@ -175,16 +191,16 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			}
 			due++
 			ch.why[r]++
-			switch r {
-			case model.ReadSweep:
-				ch.sweepBy[np.addr]++
-			case model.ReadFull, model.ReadUnproven:
-				ch.wholeBy[np.addr]++
-			case model.ReadDirty:
-				ch.dirtyBy[np.addr]++
-			}
 			if part != nil {
 				b = b.part(part)
+			}
+			switch r {
+			case model.ReadSweep:
+				ch.sweepBy[np.addr] += len(b.queues)
+			case model.ReadFull, model.ReadUnproven:
+				ch.wholeBy[np.addr] += len(b.queues)
+			case model.ReadDirty:
+				ch.dirtyBy[np.addr] += len(b.queues)
 			}
 			for _, i := range b.idx {
 				isDue[i] = true
@@ -204,7 +220,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		ch.why, ch.sweepBy = map[string]int{model.ReadFull: total}, map[string]int{}
 		clear(ch.dirtyBy)
 		for _, np := range plans {
-			ch.wholeBy[np.addr] = len(np.batches)
+			ch.wholeBy[np.addr] = queuesIn(np.batches)
 		}
 		return plans
 	}
@@ -336,24 +352,6 @@ func (p *Poller) moved(topo *model.Topology) {
 			ch.mark(uint16(s), needUnproven)
 		}
 	}
-}
-
-// sweep moves the sweep on by the share of the slots that the time since
-// the last poll is of Sweep, and marks them.
-func (p *Poller) sweep(now time.Time) {
-	ch := &p.ch
-	if !ch.sweepAt.IsZero() {
-		adv := float64(keyspace.SlotCount) * float64(now.Sub(ch.sweepAt)) / float64(p.opt.Sweep*time.Duration(max(1, ch.stretch)))
-		end := ch.sweepPos + min(adv, keyspace.SlotCount)
-		for s := int(ch.sweepPos); s < int(end); s++ {
-			ch.mark(uint16(s%keyspace.SlotCount), needSweep)
-		}
-		ch.sweepPos = end
-		for ch.sweepPos >= keyspace.SlotCount {
-			ch.sweepPos -= keyspace.SlotCount
-		}
-	}
-	ch.sweepAt = now
 }
 
 // settle clears what a poll read well and marks what it could not read:
