@@ -254,7 +254,10 @@ func (p *Poller) firstStretch(now time.Time, b float64) {
 	for float64(s) < need && s < most {
 		s *= 2
 	}
-	ch.stretch, ch.stretchSet = min(s, most), true
+	// shortened no sooner than shrinkEvery, as any other: the running
+	// load starts again at the first measure and is low for a few polls
+	// (it went 16 minutes, 8, 16, 32 at a million queues)
+	ch.stretch, ch.stretchSet, ch.shrunkAt = min(s, most), true, now
 }
 
 // firstStretchWait: how long the sweep waits for its first stretch.

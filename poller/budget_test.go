@@ -185,6 +185,11 @@ func TestTheSweepStartsWhereTheBudgetWouldTakeIt(t *testing.T) {
 		if !p.ch.stretchSet || p.ch.stretch != tc.want {
 			t.Errorf("%d queues at %.1f µs: stretch %d (set %v), want %d", tc.queues, tc.perQueue, p.ch.stretch, p.ch.stretchSet, tc.want)
 		}
+		st.cost.measured = true // far under half the budget, at once: not shortened yet
+		p.budget(snap())
+		if p.ch.stretch != tc.want {
+			t.Errorf("%d queues: the first stretch %d shortened to %d at once", tc.queues, tc.want, p.ch.stretch)
+		}
 	}
 	p := &Poller{opt: Options{Budget: 0.02, Sweep: time.Minute}, nodes: map[string]*nodeState{"a:1": {}}}
 	p.ch.queuesOn = map[string]int{"a:1": 1_000_000}
