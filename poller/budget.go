@@ -139,6 +139,15 @@ type reads struct {
 	scripts, queues, sweep, whole, dirty int
 }
 
+// queuesIn is how many queues the batches read.
+func queuesIn(batches []batch) int {
+	n := 0
+	for i := range batches {
+		n += len(batches[i].queues)
+	}
+	return n
+}
+
 // account adds one poll of a node: what it read (r), the pipeline's
 // latency when it carried scripts. The interval's base is what a longer
 // interval would save, so it leaves out

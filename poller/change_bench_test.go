@@ -36,22 +36,27 @@ func pollerStats(b *testing.B, cl *testcluster.Cluster, primaries int) []map[str
 	return out
 }
 
-// logBusiest says where the busiest node's time went: each command's
-// calls and microseconds a second between two pollerStats.
-func logBusiest(b *testing.B, before, after []map[string][2]int64, secs float64) {
-	busiest, most := 0, int64(-1)
+// usecBy is each primary's server time in the poller's commands between
+// two pollerStats, and which primary spent the most.
+func usecBy(before, after []map[string][2]int64) (usec []int64, busiest int) {
+	usec = make([]int64, len(after))
 	for i := range after {
-		var sum int64
 		for name, st := range after[i] {
-			sum += st[1] - before[i][name][1]
+			usec[i] += st[1] - before[i][name][1]
 		}
-		if sum > most {
-			busiest, most = i, sum
+		if usec[i] > usec[busiest] {
+			busiest = i
 		}
 	}
+	return usec, busiest
+}
+
+// logBusiest says where a primary's time went: each command's calls and
+// microseconds a second between two pollerStats.
+func logBusiest(b *testing.B, before, after map[string][2]int64, secs float64) {
 	var parts []string
-	for name, st := range after[busiest] {
-		calls, usec := st[0]-before[busiest][name][0], st[1]-before[busiest][name][1]
+	for name, st := range after {
+		calls, usec := st[0]-before[name][0], st[1]-before[name][1]
 		if calls > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.0f calls/s %.0f us/s (%.1f us a call)", name, float64(calls)/secs, float64(usec)/secs, float64(usec)/float64(calls)))
 		}
@@ -236,16 +241,13 @@ func changeRun(b *testing.B, cl *testcluster.Cluster, names []string, acked []at
 	}
 	el := time.Since(t0).Seconds()
 	st1, cpu1 := pollerStats(b, cl, 3), serverCPUms(b, cl, 3)
-	var sum, most int64
-	for i := range st1 {
-		var d int64
-		for name, st := range st1[i] {
-			d += st[1] - st0[i][name][1]
-		}
-		sum += d
-		most = max(most, d)
+	usec, busiest := usecBy(st0, st1)
+	var sum int64
+	for _, u := range usec {
+		sum += u
 	}
-	logBusiest(b, st0, st1, el)
+	most := usec[busiest]
+	logBusiest(b, st0[busiest], st1[busiest], el)
 	b.Logf("batches read by reason: %v over %d polls", why, secs)
 	runtime.GC()
 	var ms runtime.MemStats

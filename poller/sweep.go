@@ -24,12 +24,3 @@ func (p *Poller) sweep(now time.Time) {
 	}
 	ch.sweepAt = now
 }
-
-// queuesIn is how many queues the batches read.
-func queuesIn(batches []batch) int {
-	n := 0
-	for i := range batches {
-		n += len(batches[i].queues)
-	}
-	return n
-}
