@@ -7,16 +7,17 @@ import (
 
 // NameTable gives each name an id, 0, 1, 2… in the order they were added,
 // and holds a million names with nothing the garbage collector follows: a
-// map of the names' hashes to ids, and the names' bytes in blocks, each
-// name found by offsets. (A map of strings was 1,000,000 pointers to mark
+// map of the names' hashes to ids, and the names' bytes in the process's
+// arena of names, off the heap (arena.go), each name found by offsets. (A map of strings was 1,000,000 pointers to mark
 // at every collection, and the table of names as many again; issue 24.)
 // Two names with one hash (of 32 bits: about 120 of a million names) are
 // rare, never wrong: the second and any later one are kept in a map of
 // strings of their own.
 //
 // A name, once added, is never written again: Name's strings are the
-// table's bytes, not copies, so a million of them point into a few
-// blocks, not at a million objects. Names are never taken out: a holder
+// arena's bytes, not copies, so a million of them point into a few
+// mapped blocks, not at a million objects, and the collector passes them
+// by. Names are never taken out: a holder
 // whose names come and go makes a new table when most of the old one's
 // are gone. Not safe for concurrent use.
 type NameTable struct {
@@ -24,13 +25,13 @@ type NameTable struct {
 	hash   func(seed maphash.Seed, name string) uint64 // maphash.String; a test gives its own
 	ids    map[uint32]int32                            // by the hash's low 32 bits: 8 bytes an entry, not 16
 	more   map[string]int32                            // a name whose hash an earlier name holds
-	blocks [][]byte
-	refs   []nameRef // each id's name
+	blocks [][]byte                                    // the arena's blocks as of the last name added: they hold every name here
+	refs   []nameRef                                   // each id's name
 }
 
 type nameRef struct{ block, off, n uint32 }
 
-// nameBlock is the size of a block of names' bytes.
+// nameBlock is the size of a block of the arena's names.
 const nameBlock = 1 << 20
 
 // NewNameTable is an empty table.
@@ -49,13 +50,16 @@ func (x *NameTable) Reserve(n int) {
 // Len is how many names the table holds.
 func (x *NameTable) Len() int { return len(x.refs) }
 
-// bytes is the name of id, its bytes in the table's block (not a copy).
+// bytes is the name of id, its bytes in the arena (not a copy).
 func (x *NameTable) bytes(id int32) []byte {
 	r := x.refs[id]
+	if r.n == 0 {
+		return nil
+	}
 	return x.blocks[r.block][r.off : r.off+r.n]
 }
 
-// Name is the name of id (0 ≤ id < Len), the table's bytes as a string.
+// Name is the name of id (0 ≤ id < Len), the arena's bytes as a string.
 func (x *NameTable) Name(id int) string {
 	b := x.bytes(int32(id))
 	if len(b) == 0 {
@@ -80,22 +84,17 @@ func (x *NameTable) ID(name string) (int, bool) {
 // Add gives name, which the table does not hold, the next id.
 func (x *NameTable) Add(name string) int {
 	id := int32(len(x.refs))
+	r, blocks := names.put(name)
+	x.blocks = blocks
+	x.refs = append(x.refs, r)
 	h := uint32(x.hash(x.seed, name))
 	if _, taken := x.ids[h]; taken {
 		if x.more == nil {
 			x.more = map[string]int32{}
 		}
-		x.more[name] = id
+		x.more[x.Name(int(id))] = id // the arena's bytes: the caller's string is not kept
 	} else {
 		x.ids[h] = id
 	}
-	n := len(x.blocks)
-	if n == 0 || len(x.blocks[n-1])+len(name) > cap(x.blocks[n-1]) {
-		x.blocks = append(x.blocks, make([]byte, 0, max(nameBlock, len(name))))
-		n++
-	}
-	b := &x.blocks[n-1]
-	x.refs = append(x.refs, nameRef{block: uint32(n - 1), off: uint32(len(*b)), n: uint32(len(name))})
-	*b = append(*b, name...)
 	return int(id)
 }

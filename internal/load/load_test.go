@@ -231,7 +231,8 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(r.RSSMB, "rss-MB")
 		b.ReportMetric(r.PeakMB, "rss-peak-MB")
 		b.ReportMetric(r.HeapMB, "heap-MB")
-		b.ReportMetric(r.HeapMB*(1<<20)/float64(queues), "heap-B/queue") // the state and the history so far
+		b.ReportMetric(r.NamesMB, "names-MB")                                        // the names' arena, off the heap
+		b.ReportMetric((r.HeapMB+r.NamesMB)*(1<<20)/float64(queues), "heap-B/queue") // the state and the history so far, the names' arena in
 		b.ReportMetric(float64(r.Scripts), "scripts/poll")
 	}
 }
@@ -240,6 +241,7 @@ type result struct {
 	Queues, Polls, Scripts                                    int
 	Warm                                                      int // polls after discovery before the measured ones
 	PacedS, PollMs, PollCPUMs, FrameMs, RSSMB, PeakMB, HeapMB float64
+	NamesMB                                                   float64  // the names' arena (model.NameBytesMapped)
 	AllocMB, GCs                                              float64  // a measured poll
 	GCPollMs, GCMs                                            float64  // the collector's CPU a poll, and a whole collection's
 	Reads                                                     []string // what each measured poll read, and why
@@ -383,7 +385,8 @@ func TestLoadChild(t *testing.T) {
 		PollMs: float64(median(durs).Microseconds()) / 1000, PollCPUMs: float64(pollCPU.Microseconds()) / 1000,
 		GCPollMs: float64(gcPoll.Microseconds()) / 1000, GCMs: float64(mark.Microseconds()) / 1000,
 		AllocMB: float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(measured) / (1 << 20), GCs: float64(ms1.NumGC-ms0.NumGC) / float64(measured), Warm: warm, FrameMs: float64(median(frames).Microseconds()) / 1000,
-		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads}
+		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads,
+		NamesMB: float64(model.NameBytesMapped()) / (1 << 20)}
 	j, _ := json.Marshal(res)
 	fmt.Println("RESULT " + string(j))
 }
