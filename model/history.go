@@ -39,6 +39,7 @@ type History struct {
 	// firsts is what is left of the slab the series' first records are
 	// taken from (first)
 	firsts []rec
+	recs   recStore // the logs' slabs (recstore.go)
 }
 
 // rec is a series' values from the poll at At on.
@@ -51,8 +52,9 @@ type rec struct {
 // beyond them.
 type series struct {
 	log      []rec
-	firstAt  int64 // ms it was first put
-	lastZero int64 // ms of the last poll its expired count was zero, -1 never
+	firstAt  int64  // ms it was first put
+	lastZero int64  // ms of the last poll its expired count was zero, -1 never
+	slab     uint32 // the recStore slab of log (0: none, a first record or a long log)
 }
 
 // The metrics of a series.
@@ -89,6 +91,7 @@ func NewHistory() *History {
 // bucket when ms enters one. Every series keeps its value there until Put
 // or Gap says otherwise.
 func (h *History) Begin(ms int64) {
+	h.compactLogs()
 	h.prevMs, h.nowMs = h.nowMs, ms
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
@@ -150,7 +153,9 @@ func (h *History) set(id int, c [Metrics]int32) {
 			s.lastZero = max(s.lastZero, h.prevMs) // it held until the poll before
 		}
 		if n == cap(s.log) {
-			s.log = h.compact(s.log)
+			log, slab := h.compact(s.log)
+			h.recs.letGo(s.slab)
+			s.log, s.slab = log, slab
 		}
 	} else if cap(s.log) == 0 {
 		s.log = h.first()
@@ -183,8 +188,9 @@ const firstsSlab = 4096
 // bucket, but the one in effect at its start) and reduces those older than
 // the fine past to what their bucket's figures need: per bucket its first
 // and final change, pending's lowest and highest, the last with a value.
-// It returns a new array: a snapshot's view of the old one stays whole.
-func (h *History) compact(log []rec) []rec {
+// It returns a new array, from the logs' slabs, and its slab: a
+// snapshot's view of the old one stays whole.
+func (h *History) compact(log []rec) ([]rec, uint32) {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
 	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].at > horizon })-1)
 	var out []rec
@@ -197,7 +203,8 @@ func (h *History) compact(log []rec) []rec {
 		i = j
 	}
 	n := len(out) + len(log) - i
-	return append(append(make([]rec, 0, max(4, 2*n)), out...), log[i:]...)
+	fresh, slab := h.recs.take(max(4, 2*n))
+	return append(append(fresh, out...), log[i:]...), slab
 }
 
 // oldest is the oldest time a ring holds (0 when none).
