@@ -155,3 +155,50 @@ func TestLogWalkBudget(t *testing.T) {
 	h.Begin(901_000) // the next walk goes on, due or not
 	checkRecs(t, h)
 }
+
+// BenchmarkLogWalk: a walk of a million series' logs when it is due, after
+// an hour of 1,000 written a second (what a poll that walks pays once in a
+// long while).
+//
+//	go test ./model -run x -bench LogWalk -benchtime 5x
+func BenchmarkLogWalk(b *testing.B) {
+	const n = 1_000_000
+	h := NewHistory()
+	h.Reserve(n)
+	h.Begin(1_000)
+	for i := range n {
+		h.Put(fmt.Sprintf("tenant-%07d", i), [Metrics]int64{})
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	p := 0
+	poll := func() {
+		p++
+		h.Begin(int64(1+p) * 1_000)
+		for range 1_000 {
+			h.Put(fmt.Sprintf("tenant-%07d", rng.IntN(n)), [Metrics]int64{int64(p)})
+		}
+	}
+	for range 3600 {
+		poll()
+	}
+	moved := 0
+	for b.Loop() {
+		b.StopTimer()
+		old := make([]uint32, n)
+		for i, s := range h.s {
+			old[i] = s.slab
+		}
+		h.recs.let = h.recs.held
+		b.StartTimer()
+		h.compactLogs()
+		b.StopTimer()
+		for i, s := range h.s {
+			if s.slab != old[i] {
+				moved++
+			}
+		}
+		poll()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(moved)/float64(b.N), "moved/walk")
+}
