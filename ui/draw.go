@@ -29,10 +29,12 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) > w {
+	n := ansi.StringWidth(s) // once: a line's width is a walk of its graphemes
+	if n > w {
 		s = ansi.Truncate(s, w, "…")
+		n = ansi.StringWidth(s)
 	}
-	if pad := w - ansi.StringWidth(s); pad > 0 {
+	if pad := w - n; pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
 	return s

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"github.com/charmbracelet/x/ansi"
-	"strings"
 	"time"
 
 	tslc "github.com/NimbleMarkets/ntcharts/linechart/timeserieslinechart"
@@ -161,8 +160,16 @@ func (p *trendPane) points(s *model.Series) (pend, act [][]tslc.TimePoint) {
 }
 
 // chart draws the runs in braille with a time axis (seconds or minutes
-// before now) and a y-scale from zero.
+// before now) and a y-scale from zero, under a legend.
 func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
+	c := p.chartModel(pend, act, w, h-1) // h-1: the legend's row
+	lines := canvasLines(&c.Canvas)
+	legend := " " + p.c.th.Title.Render("⣿ pending") + "  " + p.c.th.Good.Render("⣿ active")
+	return append([]string{legend}, lines...)
+}
+
+// chartModel is the chart of the runs, drawn, w×h.
+func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) tslc.Model {
 	th := p.c.th
 	now := p.c.snap.TakenAt
 	peak := 1.0
@@ -180,7 +187,6 @@ func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
 		unit = time.Minute
 	}
 	rel := func(_ int, v float64) string { return "−" + ago(now.Sub(time.Unix(int64(v), 0)).Round(unit)) }
-	h-- // the legend's row
 	c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
 		tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(now.Add(-p.span()), now), tslc.WithYRange(0, peak*1.1),
 		tslc.WithXYSteps(3, 2))
@@ -197,9 +203,7 @@ func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
 		}
 	}
 	c.DrawBrailleDataSets(names)
-	lines := strings.Split(c.View(), "\n")
-	legend := " " + th.Title.Render("⣿ pending") + "  " + th.Good.Render("⣿ active")
-	return append([]string{legend}, lines...)
+	return c
 }
 
 // ascii draws pending and active as sparklines, each with its range.
