@@ -132,3 +132,24 @@ func (h *History) compactLogs() {
 	}
 	h.recs.let = 0 // a move lets a log go and takes one: no cause for a walk
 }
+
+// first is room for a series' first record, taken from a slab of them.
+// Most series of a million queues never change after it: each its own
+// 32-byte object, put in the order the polls read them, then pointed to
+// from queues in name order, was a cache miss to mark at every
+// collection, twice (the series and the queue's Past); a pointer into a
+// slab marks the slab, which is marked already. Its cap is 1, so the next
+// record goes to an array of the series' own (compact) and never into its
+// neighbour's; a slab lives while one of its records does, which holds
+// at most what the records took one by one.
+func (h *History) first() []rec {
+	if len(h.firsts) == 0 {
+		h.firsts = make([]rec, min(firstsSlab, max(16, len(h.s)/4)))
+	}
+	r := h.firsts[:0:1]
+	h.firsts = h.firsts[1:]
+	return r
+}
+
+// firstsSlab is the most records a slab of first records holds (128 KB).
+const firstsSlab = 4096

@@ -32,6 +32,26 @@ func checkRecs(t *testing.T, h *History) {
 	}
 }
 
+// logSlabs is each series' slab now.
+func logSlabs(h *History) []uint32 {
+	old := make([]uint32, len(h.s))
+	for i, s := range h.s {
+		old[i] = s.slab
+	}
+	return old
+}
+
+// movedSince is how many series' logs are in another slab than in old.
+func movedSince(h *History, old []uint32) int {
+	moved := 0
+	for i, s := range h.s {
+		if s.slab != old[i] {
+			moved++
+		}
+	}
+	return moved
+}
+
 // A history written at random for many polls keeps its logs in slabs whose
 // counts stay right; a walk moves the series of sparse slabs to new ones
 // (none left sparse but a current one), and every series' values, and
@@ -76,19 +96,11 @@ func TestLogsInSlabs(t *testing.T) {
 	for i := range n {
 		before[i] = h.Past(name(i))
 	}
-	old := make([]uint32, n)
-	for i, s := range h.s {
-		old[i] = s.slab
-	}
+	old := logSlabs(h)
 	h.recs.let = h.recs.held // a walk is due
 	h.Begin(500_000)
 	checkRecs(t, h)
-	moved := 0
-	for i, s := range h.s {
-		if s.slab != old[i] {
-			moved++
-		}
-	}
+	moved := movedSince(h, old)
 	if moved == 0 {
 		t.Fatal("a walk of slabs written at random moved no series")
 	}
@@ -134,18 +146,10 @@ func TestLogWalkBudget(t *testing.T) {
 	}
 	h.recs.budget = 100
 	h.recs.let = h.recs.held
-	old := make([]uint32, n)
-	for i, s := range h.s {
-		old[i] = s.slab
-	}
+	old := logSlabs(h)
 	h.Begin(900_000)
 	checkRecs(t, h)
-	moved := 0
-	for i, s := range h.s {
-		if s.slab != old[i] {
-			moved++
-		}
-	}
+	moved := movedSince(h, old)
 	if !h.recs.again {
 		t.Fatalf("a walk of budget 100 left nothing for the next (%d moved)", moved)
 	}
@@ -184,19 +188,12 @@ func BenchmarkLogWalk(b *testing.B) {
 	moved := 0
 	for b.Loop() {
 		b.StopTimer()
-		old := make([]uint32, n)
-		for i, s := range h.s {
-			old[i] = s.slab
-		}
+		old := logSlabs(h)
 		h.recs.let = h.recs.held
 		b.StartTimer()
 		h.compactLogs()
 		b.StopTimer()
-		for i, s := range h.s {
-			if s.slab != old[i] {
-				moved++
-			}
-		}
+		moved += movedSince(h, old)
 		poll()
 		b.StartTimer()
 	}
