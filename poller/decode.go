@@ -165,6 +165,40 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 	}
 }
 
+// listWritten lists the queues a primary's tracking saw a set of written
+// that no discovery pass has found (a tenant's first job): from the next
+// poll on, not once the pass reaches the key (at a million queues a pass
+// takes minutes; the fresh-every-second goal has every write on screen
+// within two polls). Each joins the node's current pass as a SCAN page
+// would add it, so a queue whose keys are gone by then (a write that
+// emptied it) is dropped by the pass after the next, as one deleted is.
+// Not with --queues (the list is the user's).
+func (p *Poller) listWritten(addr string, queues []string) {
+	if len(queues) == 0 || len(p.opt.Pinned) > 0 {
+		return
+	}
+	p.names.mu.Lock()
+	defer p.names.mu.Unlock()
+	st := p.nodes[addr]
+	if st == nil || st.passSeen == nil {
+		return
+	}
+	for _, q := range queues {
+		if keyspace.ValidateQueue(q) != nil {
+			continue
+		}
+		id := p.names.intern(q)
+		if st.known.has(id) || !st.passSeen.add(id) {
+			continue
+		}
+		if len(p.names.added) < mostAdded {
+			p.names.added = append(p.names.added, p.names.t.Name(id))
+			p.names.addedOn = append(p.names.addedOn, addr)
+		}
+		p.setChanged()
+	}
+}
+
 // setChanged marks the queue set as changed; scanned runs in the nodes'
 // goroutines, so the version is bumped under the lock.
 func (p *Poller) setChanged() {

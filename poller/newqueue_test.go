@@ -118,3 +118,52 @@ func TestANewQueueCostsWhatChanged(t *testing.T) {
 	}
 	checkCounts(t, s, qs)
 }
+
+// A queue's first write is on screen within two polls though no discovery
+// pass can find it (the next is an hour off): the primary's tracking saw
+// its set written, and the poller lists and reads it. A write to a job row
+// alone of a queue no set names is not a queue (discovery would not list
+// it either).
+func TestAFirstWriteIsListedWithinTwoPolls(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := range 30 {
+		qs[fmt.Sprintf("w-%02d", i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour, RediscoverEvery: time.Hour, DiscoveryShare: 1e-9})
+	untilChanges(t, p)
+	ghost, err := keyspace.JobKey("ghost", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, c.B().Hset().Key(ghost).FieldValue().FieldValue("attempts", "1").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := echomq.Enqueue(ctx, c, "tenant-new", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	qs["tenant-new"] = want{pending: 1}
+	var s *model.Snapshot
+	for n := 1; ; n++ {
+		s = pollOne(t, p)
+		if q := s.Queue("tenant-new"); q != nil {
+			if q.Pending != 1 || q.Stale || q.Err != "" {
+				t.Fatalf("poll %d lists the new queue: pending %d, stale %v, err %q", n, q.Pending, q.Stale, q.Err)
+			}
+			break
+		}
+		if n == 2 {
+			t.Fatalf("the new queue is not listed two polls after its first write (%d queues listed)", s.Queues.Len())
+		}
+	}
+	checkCounts(t, s, qs)
+	if s.Queue("ghost") != nil {
+		t.Error("a job row alone listed its queue")
+	}
+	for addr, st := range p.nodes {
+		if st.passes != 1 {
+			t.Errorf("%s: %d discovery passes, want the first alone (the next an hour off)", addr, st.passes)
+		}
+	}
+}

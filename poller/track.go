@@ -26,7 +26,10 @@ type Tracker struct {
 	mu    sync.Mutex
 	dirty map[uint16]struct{}
 	queue map[string]struct{} // the queues (hashtags) of the keys written
-	keys  int64               // keys invalidated since the start
+	// keyed: the queues whose pending, active or schedule set was written
+	// (a key of the grammar's, what discovery lists a queue by)
+	keyed map[string]struct{}
+	keys  int64 // keys invalidated since the start
 	all   bool
 	lost  error // why tracking ended; nil while it runs
 }
@@ -39,7 +42,7 @@ func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker,
 	// would turn tracking off on it first and wait for the answer without
 	// a bound, and a tracker is closed when its node stopped answering
 	dc, _ := nc.Dedicate()
-	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, queue: map[string]struct{}{}, all: true}
+	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, queue: map[string]struct{}{}, keyed: map[string]struct{}{}, all: true}
 	done := dc.SetOnInvalidations(t.invalidated)
 	if done == nil {
 		dc.Close()
@@ -80,6 +83,9 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 			t.dirty[keyspace.Slot(s)] = struct{}{}
 			if q := keyspace.Hashtag(s); q != "" {
 				t.queue[q] = struct{}{}
+				if _, seen := t.keyed[q]; !seen && isSetKey(s) {
+					t.keyed[q] = struct{}{}
+				}
 			}
 		}
 	}
@@ -88,28 +94,48 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 // Take returns the slots changed since the last Take, or all when the
 // tracker cannot vouch for any; alive is false once tracking is lost.
 func (t *Tracker) Take() (slots []uint16, all, alive bool) {
-	slots, _, all, alive = t.TakeQueues()
-	return slots, all, alive
+	w := t.TakeQueues()
+	return w.slots, w.all, w.alive
 }
 
-// TakeQueues is Take with the queues written: every EchoMQ key of a queue
-// carries its name as the hashtag, a job row's too.
-func (t *Tracker) TakeQueues() (slots []uint16, queues []string, all, alive bool) {
+// written is what a Tracker saw written since the last take.
+type written struct {
+	slots []uint16
+	// queues: every EchoMQ key of a queue carries its name as the
+	// hashtag, a job row's too; keyed: those of them whose pending, active
+	// or schedule set was written
+	queues, keyed []string
+	all, alive    bool
+}
+
+// TakeQueues is Take with the queues written.
+func (t *Tracker) TakeQueues() written {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	all, alive = t.all, t.lost == nil
-	if !all {
+	w := written{all: t.all, alive: t.lost == nil}
+	if !w.all {
 		for s := range t.dirty {
-			slots = append(slots, s)
+			w.slots = append(w.slots, s)
 		}
 		for q := range t.queue {
-			queues = append(queues, q)
+			w.queues = append(w.queues, q)
+		}
+		for q := range t.keyed {
+			w.keyed = append(w.keyed, q)
 		}
 	}
 	clear(t.dirty)
 	clear(t.queue)
-	t.all = !alive // a lost tracker stays all dirty
-	return slots, queues, all, alive
+	clear(t.keyed)
+	t.all = !w.alive // a lost tracker stays all dirty
+	return w
+}
+
+// isSetKey reports whether key is a queue's pending, active or schedule
+// set by the grammar (a job row, the meta hash or a foreign key is not).
+func isSetKey(key string) bool {
+	k, err := keyspace.Parse(key)
+	return err == nil && (k.Type == keyspace.TypePending || k.Type == keyspace.TypeActive || k.Type == keyspace.TypeSchedule)
 }
 
 // Sync makes every write its node acknowledged before the call visible to

@@ -112,12 +112,13 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 	}
 	ch.mu.Unlock()
 	for addr, t := range live {
-		_, queues, all, alive := t.TakeQueues()
-		if all || !alive {
+		w := t.TakeQueues()
+		if w.all || !w.alive {
 			ch.markNode(addr, needUnproven)
 			continue
 		}
-		for _, q := range queues {
+		p.listWritten(addr, w.keyed)
+		for _, q := range w.queues {
 			s := keyspace.QueueSlot(q)
 			if !hasName(ch.needQ[s], q) {
 				ch.needQ[s] = append(ch.needQ[s], q)
