@@ -15,9 +15,12 @@ import (
 // slot (built when first asked). Not safe for concurrent use: each session
 // folds for itself.
 type Fold struct {
-	Snap        *Snapshot
-	SlotLoad    [keyspace.SlotCount]int64
-	SlotExpired [keyspace.SlotCount]int64
+	Snap *Snapshot
+	// the jobs and the expired leases of each slot: arrays a fold made
+	// after this one takes over (NewFoldAfter), not copies (256 KB a
+	// snapshot); this one then has none
+	SlotLoad    *[keyspace.SlotCount]int64
+	SlotExpired *[keyspace.SlotCount]int64
 	// the queues of slot s are Snap.Queues[slotIdx[slotStart[s]:slotStart[s+1]]]
 	slotStart [keyspace.SlotCount + 1]int32
 	slotIdx   []int32
@@ -30,7 +33,7 @@ type Fold struct {
 
 // NewFold derives the fold of s in O(queues + slots), with no map.
 func NewFold(s *Snapshot) *Fold {
-	f := &Fold{Snap: s, byName: true}
+	f := &Fold{Snap: s, byName: true, SlotLoad: new([keyspace.SlotCount]int64), SlotExpired: new([keyspace.SlotCount]int64)}
 	for i := range s.Queues.Len() {
 		if !s.ByName && i > 0 && s.Queues.At(i-1).Name >= s.Queues.At(i).Name {
 			f.byName = false
@@ -53,7 +56,9 @@ func NewFold(s *Snapshot) *Fold {
 // before, by difference: the queues s carries (the same *Queue) are not
 // read at all, the sums move by what changed. Made whole when most changed.
 // prev forgets the fold it was made after (a chain of folds would keep
-// every snapshot alive).
+// every snapshot alive), and gives its per-slot sums to the new fold: prev
+// is then only what ViewAfter and Carry read (its snapshot, its slots'
+// index), never a heatmap.
 func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 	ch, ok := changeFrom(prev, s, s.ByName)
 	if prev != nil {
@@ -65,6 +70,7 @@ func NewFoldAfter(prev *Fold, s *Snapshot) *Fold {
 	f := &Fold{Snap: s, byName: true, change: ch,
 		SlotLoad: prev.SlotLoad, SlotExpired: prev.SlotExpired,
 		pending: prev.pending, active: prev.active, expired: prev.expired}
+	prev.SlotLoad, prev.SlotExpired = nil, nil // taken over: a read of them now is a fault, found at once
 	add := func(q *Queue, sign int64) {
 		f.SlotLoad[q.Slot] += sign * q.Load()
 		f.SlotExpired[q.Slot] += sign * q.Expired

@@ -139,7 +139,7 @@ func cmpName(a, b *Queue) int {
 // sameFold: a fold made by difference holds what one made whole does.
 func sameFold(t *testing.T, got, want *Fold) {
 	t.Helper()
-	if got.SlotLoad != want.SlotLoad || got.SlotExpired != want.SlotExpired || got.slotStart != want.slotStart {
+	if *got.SlotLoad != *want.SlotLoad || *got.SlotExpired != *want.SlotExpired || got.slotStart != want.slotStart {
 		t.Fatal("the slots' sums or counts differ from a fold made whole")
 	}
 	gp, ga, ge := got.Totals()
