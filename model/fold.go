@@ -187,9 +187,17 @@ func CellOf(slot uint16, n int) int {
 }
 
 // Heatmap bins the 16384 slots into n cells (n at most 16384).
-func (f *Fold) Heatmap(n int) []HeatCell {
+func (f *Fold) Heatmap(n int) []HeatCell { return f.HeatmapInto(nil, n) }
+
+// HeatmapInto is Heatmap in dst's array when it has room (a screen's last
+// cells, which it no longer reads: 200 KB a snapshot otherwise).
+func (f *Fold) HeatmapInto(dst []HeatCell, n int) []HeatCell {
 	n = max(1, min(n, keyspace.SlotCount))
-	cells := make([]HeatCell, n)
+	cells := dst[:0]
+	if cap(cells) < n {
+		cells = make([]HeatCell, n)
+	}
+	cells = cells[:n]
 	var owner = &f.Snap.Topology.Owner
 	counts := make([]int, len(f.Snap.Nodes)+1)
 	var maxLoad int64

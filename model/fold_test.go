@@ -58,6 +58,18 @@ func TestHeatmapConservesLoadAndCoversEverySlot(t *testing.T) {
 			}
 		}
 	}
+	// binned into a screen's last cells (larger, holding other figures):
+	// the same cells as anew
+	var dst []HeatCell
+	for _, n := range []int{16384, 100, 7, 1000} {
+		for i := range dst {
+			dst[i] = HeatCell{Load: 99, Queues: 7, Owner: 5}
+		}
+		dst = f.HeatmapInto(dst, n)
+		if want := f.Heatmap(n); !slices.Equal(dst, want) {
+			t.Errorf("n=%d: binned into the last cells, they differ from cells made anew", n)
+		}
+	}
 	cells := f.Heatmap(16384)
 	if cells[105].Owner != 0 || cells[6000].Owner != 1 || cells[16383].Owner != -1 {
 		t.Errorf("owners: %d %d %d", cells[105].Owner, cells[6000].Owner, cells[16383].Owner)

@@ -105,7 +105,7 @@ type heatCache struct {
 func (c *common) heatmap(n int) []model.HeatCell {
 	h := &c.heat
 	if h.fold != c.fold || h.n != n {
-		h.fold, h.n, h.cells = c.fold, n, c.fold.Heatmap(n)
+		h.fold, h.n, h.cells = c.fold, n, c.fold.HeatmapInto(h.cells, n) // the last cells are read by no one now
 	}
 	return h.cells
 }
