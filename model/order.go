@@ -105,11 +105,20 @@ func changeFrom(prev *Fold, s *Snapshot, byName bool) (change, bool) {
 	if !complete {
 		return change{}, false
 	}
-	ch.fresh = newBitset(qs.Len())
-	for _, i := range ch.changed {
-		ch.fresh.add(i)
-	}
 	return ch, true
+}
+
+// freshSet is the places read anew as a set, made when first asked (the
+// order's usual path, the same names by value, never asks: 125 KB a poll at
+// a million queues).
+func (c *change) freshSet(n int) bitset {
+	if c.fresh == nil {
+		c.fresh = newBitset(n)
+		for _, i := range c.changed {
+			c.fresh.add(i)
+		}
+	}
+	return c.fresh
 }
 
 // ViewAfter is Sorted(filter, key, reverse) of f, made from prevView, the
@@ -194,8 +203,9 @@ func (f *Fold) kept(prev *Fold, ch *change, prevView Order, filter string, key S
 			return prevView.without(del)
 		}
 	}
+	fresh := ch.freshSet(f.Snap.Queues.Len())
 	return prevView.keep(prevView.Rows, func(pj int) int {
-		if n := ch.where(pj); n >= 0 && !ch.fresh.has(n) {
+		if n := ch.where(pj); n >= 0 && !fresh.has(n) {
 			return n
 		}
 		return -1
