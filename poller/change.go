@@ -134,6 +134,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	}
 	primaries := topo.Primaries()
 	if why := p.fullWhy(); why != "" {
+		p.vouch(nil, time.Time{})
 		for _, i := range primaries {
 			ch.full[topo.Nodes[i].Addr] = why
 		}

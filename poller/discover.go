@@ -59,8 +59,17 @@ func (p *Poller) scanDue(st *nodeState, now time.Time) bool {
 // of server time may start every 100 ms at 1%, so a small keyspace is
 // walked at every poll and a new queue shows up at once), and at least
 // every RediscoverEvery.
+//
+// A large node (TrackedPassKeys) whose writes were tracked all through its
+// last pass waits RediscoverTracked at least: every queue made since that
+// pass began was listed by its first write, so the next pass would find
+// nothing new; it only drops the queues gone (listed, idle, until then).
 func (p *Poller) passEvery(st *nodeState) time.Duration {
-	return min(p.opt.RediscoverEvery, time.Duration(float64(st.lastPassCost)/p.opt.DiscoveryShare))
+	every := min(p.opt.RediscoverEvery, time.Duration(float64(st.lastPassCost)/p.opt.DiscoveryShare))
+	if st.keys >= p.opt.TrackedPassKeys && !st.trackedSince.IsZero() && !st.trackedSince.After(st.passStart) {
+		every = max(every, p.opt.RediscoverTracked)
+	}
+	return every
 }
 
 // scannedPage takes the replies of scanCmds: the page itself, and the time

@@ -90,3 +90,66 @@ func TestRediscoveryCadence(t *testing.T) {
 		}
 	}
 }
+
+// A large node whose writes are tracked all through a pass starts the next
+// one only after RediscoverTracked (a new queue's write lists it anyway);
+// one not tracked, or not large, keeps RediscoverEvery. The threshold is
+// set to a key here, so three small nodes stand for large ones.
+func TestRediscoveryWaitsWhereWritesAreTracked(t *testing.T) {
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := range 30 {
+		qs[fmt.Sprintf("r-%02d", i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	passes := func(p *Poller) map[string]int {
+		out := map[string]int{}
+		for addr, st := range p.nodes {
+			out[addr] = st.passes
+		}
+		return out
+	}
+	for _, large := range []bool{true, false} {
+		opt := Options{Sweep: 24 * time.Hour, RediscoverEvery: 50 * time.Millisecond, DiscoveryShare: 1e-12,
+			RediscoverTracked: time.Hour, TrackedPassKeys: 1}
+		if !large {
+			opt.TrackedPassKeys = 1 << 40
+		}
+		p, _ := pollAll(t, c, opt)
+		untilChanges(t, p)
+		// a pass begun while every node's writes were tracked, and ended
+		vtest.Until(t, 30*time.Second, "a whole pass under tracking on every node", func() bool {
+			pollOne(t, p)
+			for _, st := range p.nodes {
+				if st.trackedSince.IsZero() || st.trackedSince.After(st.passStart) || (st.cursor != "" && st.cursor != "0") {
+					return false
+				}
+			}
+			return true
+		})
+		before := passes(p)
+		if !large { // a pass more on every node, soon
+			vtest.Until(t, 30*time.Second, "a pass more on every small node", func() bool {
+				pollOne(t, p)
+				for addr, n := range passes(p) {
+					if n == before[addr] {
+						return false
+					}
+				}
+				return true
+			})
+			continue
+		}
+		// ten polls at least, over ten times RediscoverEvery at least: no
+		// pass more
+		start, polls := time.Now(), 0
+		for ; polls < 10 || time.Since(start) < 10*opt.RediscoverEvery; polls++ {
+			pollOne(t, p)
+		}
+		for addr, n := range passes(p) {
+			if n != before[addr] {
+				t.Errorf("%s, large and tracked: %d passes more in %d polls over %v, the next due in an hour", addr, n-before[addr], polls, time.Since(start).Round(time.Millisecond))
+			}
+		}
+	}
+}

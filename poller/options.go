@@ -27,9 +27,16 @@ type Options struct {
 	ScanTarget      time.Duration // server time aimed at per SCAN call [2ms]
 	RediscoverEvery time.Duration // a discovery pass starts at least this often [1m]
 	DiscoveryShare  float64       // passes start as often as keeps them within this share of a node's time [0.01]
-	Pinned          []string      // poll these queues only; no discovery
-	Replicas        bool          // read from replicas where it is safe
-	TopologyEvery   time.Duration // refresh the topology this often [5s]
+	// RediscoverTracked: on a node of at least TrackedPassKeys keys whose
+	// writes were tracked since its last pass began, a pass starts no more
+	// often than this [10m]: a new queue's first write lists it anyway
+	// (listWritten), so a pass there only drops queues gone, and at a
+	// million queues a pass is a page a poll for minutes on end.
+	RediscoverTracked time.Duration
+	TrackedPassKeys   int64         // [100,000]
+	Pinned            []string      // poll these queues only; no discovery
+	Replicas          bool          // read from replicas where it is safe
+	TopologyEvery     time.Duration // refresh the topology this often [5s]
 	// Dial makes a client for one node that the cluster client does not
 	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
 	Dial func(addr string) (valkey.Client, error)
@@ -98,6 +105,12 @@ func (o *Options) defaults() {
 	}
 	if o.DiscoveryShare <= 0 {
 		o.DiscoveryShare = 0.01
+	}
+	if o.RediscoverTracked <= 0 {
+		o.RediscoverTracked = 10 * time.Minute
+	}
+	if o.TrackedPassKeys <= 0 {
+		o.TrackedPassKeys = 100_000
 	}
 	if o.TopologyEvery <= 0 {
 		o.TopologyEvery = 5 * time.Second

@@ -64,13 +64,17 @@ type nodeState struct {
 	// how far the pass has gone: keys visited (its pages' COUNTs) of the
 	// node's keys (DBSIZE at the last page)
 	passWalked, keys int64
-	lastGood         time.Time
-	latency          time.Duration
-	err              string
-	busy             atomic.Bool // a pipeline or probe sent to it has not returned
-	timedOut         bool        // it gave no answer in time at the last poll it was sent
-	answered         atomic.Bool // a background probe got an answer since
-	cost             nodeCost    // what its reads cost it (budget.go)
+	// trackedSince: since when every write of the node was tracked, each
+	// poll's take vouching for it (zero while it is not: no tracker, lost,
+	// lagging, or a take of everything)
+	trackedSince time.Time
+	lastGood     time.Time
+	latency      time.Duration
+	err          string
+	busy         atomic.Bool // a pipeline or probe sent to it has not returned
+	timedOut     bool        // it gave no answer in time at the last poll it was sent
+	answered     atomic.Bool // a background probe got an answer since
+	cost         nodeCost    // what its reads cost it (budget.go)
 	// its slots' load (slotstats.go): the last read, and its figures
 	slots     slotStatsState
 	slotKeys  map[uint16]int64

@@ -111,12 +111,14 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 		ch.full[addr] = tr.why
 	}
 	ch.mu.Unlock()
+	vouched := map[string]bool{}
 	for addr, t := range live {
 		w := t.TakeQueues()
 		if w.all || !w.alive {
 			ch.markNode(addr, needUnproven)
 			continue
 		}
+		vouched[addr] = true
 		p.listWritten(addr, w.keyed)
 		for _, q := range w.queues {
 			s := keyspace.QueueSlot(q)
@@ -124,6 +126,20 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 				ch.needQ[s] = append(ch.needQ[s], q)
 			}
 			ch.dirty[s] = true
+		}
+	}
+	p.vouch(vouched, now)
+}
+
+// vouch keeps each node's trackedSince: from the first poll whose take
+// vouched for its writes, until one does not (nil: none did, a full poll).
+func (p *Poller) vouch(vouched map[string]bool, now time.Time) {
+	for addr, st := range p.nodes {
+		switch {
+		case !vouched[addr]:
+			st.trackedSince = time.Time{}
+		case st.trackedSince.IsZero():
+			st.trackedSince = now
 		}
 	}
 }
