@@ -1,7 +1,8 @@
 // Package load holds the load figures of emqtop: 50,000 queues and
 // 1,000,000 job rows on 3 primaries (EMQTOP_LOAD_QUEUES sets the queues,
 // EMQTOP_LOAD_ROWS the rows a queue, EMQTOP_LOAD_POLLS the polls measured,
-// EMQTOP_LOAD_NEW the queues made a second while they are),
+// EMQTOP_LOAD_NEW the queues made a second while they are,
+// EMQTOP_LOAD_REDISCOVER how often a discovery pass may start),
 // and the correctness at scale that fits in CI (agree_test.go: 200,000
 // queues, change-driven against full). Run the figures with:
 //
@@ -261,7 +262,15 @@ func TestLoadChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p := poller.New(c, poller.Options{Timeout: 10 * time.Second})
+	opt := poller.Options{Timeout: 10 * time.Second}
+	// EMQTOP_LOAD_REDISCOVER sets how often a discovery pass may start
+	// (RediscoverEvery and RediscoverTracked both): "1h" measures the
+	// polls with no pass after the first, what a pass a page a poll costs
+	// the client is the difference
+	if d, err := time.ParseDuration(os.Getenv("EMQTOP_LOAD_REDISCOVER")); err == nil && d > 0 {
+		opt.RediscoverEvery, opt.RediscoverTracked, opt.DiscoveryShare = d, d, 1e-12
+	}
+	p := poller.New(c, opt)
 	defer p.Close()
 	polls, busy := 0, time.Duration(0)
 	for {
