@@ -94,7 +94,7 @@ func (t *Tracker) invalidated(keys []valkey.ValkeyMessage) {
 // Take returns the slots changed since the last Take, or all when the
 // tracker cannot vouch for any; alive is false once tracking is lost.
 func (t *Tracker) Take() (slots []uint16, all, alive bool) {
-	w := t.TakeQueues()
+	w := t.takeWritten()
 	return w.slots, w.all, w.alive
 }
 
@@ -108,8 +108,8 @@ type written struct {
 	all, alive    bool
 }
 
-// TakeQueues is Take with the queues written.
-func (t *Tracker) TakeQueues() written {
+// takeWritten is Take with the queues written.
+func (t *Tracker) takeWritten() written {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := written{all: t.all, alive: t.lost == nil}

@@ -113,7 +113,7 @@ func (p *Poller) track(ctx context.Context, topo *model.Topology, clients map[st
 	ch.mu.Unlock()
 	vouched := map[string]bool{}
 	for addr, t := range live {
-		w := t.TakeQueues()
+		w := t.takeWritten()
 		if w.all || !w.alive {
 			ch.markNode(addr, needUnproven)
 			continue
