@@ -39,7 +39,6 @@ type History struct {
 	// firsts is what is left of the slab the series' first records are
 	// taken from (first)
 	firsts []rec
-	recs   recStore // the logs' slabs (recstore.go)
 }
 
 // rec is a series' values from the poll at At on.
@@ -52,9 +51,8 @@ type rec struct {
 // beyond them.
 type series struct {
 	log      []rec
-	firstAt  int64  // ms it was first put
-	lastZero int64  // ms of the last poll its expired count was zero, -1 never
-	slab     uint32 // the recStore slab of log (0: none, a first record or a long log)
+	firstAt  int64 // ms it was first put
+	lastZero int64 // ms of the last poll its expired count was zero, -1 never
 }
 
 // The metrics of a series.
@@ -91,7 +89,6 @@ func NewHistory() *History {
 // bucket when ms enters one. Every series keeps its value there until Put
 // or Gap says otherwise.
 func (h *History) Begin(ms int64) {
-	h.compactLogs()
 	h.prevMs, h.nowMs = h.nowMs, ms
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
@@ -153,9 +150,7 @@ func (h *History) set(id int, c [Metrics]int32) {
 			s.lastZero = max(s.lastZero, h.prevMs) // it held until the poll before
 		}
 		if n == cap(s.log) {
-			log, slab := h.compact(s.log)
-			h.recs.letGo(s.slab)
-			s.log, s.slab = log, slab
+			s.log = h.compact(s.log)
 		}
 	} else if cap(s.log) == 0 {
 		s.log = h.first()
@@ -163,13 +158,33 @@ func (h *History) set(id int, c [Metrics]int32) {
 	s.log = append(s.log, rec{at: h.nowMs, v: c})
 }
 
+// first is room for a series' first record, taken from a slab of them.
+// Most series of a million queues never change after it: each its own
+// 32-byte object, put in the order the polls read them, then pointed to
+// from queues in name order, was a cache miss to mark at every
+// collection, twice (the series and the queue's Past); a pointer into a
+// slab marks the slab, which is marked already. Its cap is 1, so the next
+// record goes to an array of the series' own (compact) and never into its
+// neighbour's; a slab lives while one of its records does, which holds
+// at most what the records took one by one.
+func (h *History) first() []rec {
+	if len(h.firsts) == 0 {
+		h.firsts = make([]rec, min(firstsSlab, max(16, len(h.s)/4)))
+	}
+	r := h.firsts[:0:1]
+	h.firsts = h.firsts[1:]
+	return r
+}
+
+// firstsSlab is the most records a slab of first records holds (128 KB).
+const firstsSlab = 4096
+
 // compact drops the changes no read can reach any more (before the oldest
 // bucket, but the one in effect at its start) and reduces those older than
 // the fine past to what their bucket's figures need: per bucket its first
 // and final change, pending's lowest and highest, the last with a value.
-// It returns a new array, from the logs' slabs, and its slab: a
-// snapshot's view of the old one stays whole.
-func (h *History) compact(log []rec) ([]rec, uint32) {
+// It returns a new array: a snapshot's view of the old one stays whole.
+func (h *History) compact(log []rec) []rec {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
 	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].at > horizon })-1)
 	var out []rec
@@ -182,8 +197,7 @@ func (h *History) compact(log []rec) ([]rec, uint32) {
 		i = j
 	}
 	n := len(out) + len(log) - i
-	fresh, slab := h.recs.take(max(4, 2*n))
-	return append(append(fresh, out...), log[i:]...), slab
+	return append(append(make([]rec, 0, max(4, 2*n)), out...), log[i:]...)
 }
 
 // oldest is the oldest time a ring holds (0 when none).
