@@ -96,12 +96,7 @@ func TestRediscoveryCadence(t *testing.T) {
 // one not tracked, or not large, keeps RediscoverEvery. The threshold is
 // set to a key here, so three small nodes stand for large ones.
 func TestRediscoveryWaitsWhereWritesAreTracked(t *testing.T) {
-	_, c := vtest.Cluster(t, 3)
-	qs := map[string]want{}
-	for i := range 30 {
-		qs[fmt.Sprintf("r-%02d", i)] = want{pending: 1}
-	}
-	fill(t, c, qs)
+	c, _ := filledCluster(t, "r", 30)
 	passes := func(p *Poller) map[string]int {
 		out := map[string]int{}
 		for addr, st := range p.nodes {

@@ -2,6 +2,7 @@ package poller
 
 import (
 	"fmt"
+	"github.com/valkey-io/valkey-go"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -125,12 +126,7 @@ func TestANewQueueCostsWhatChanged(t *testing.T) {
 // alone of a queue no set names is not a queue (discovery would not list
 // it either).
 func TestAFirstWriteIsListedWithinTwoPolls(t *testing.T) {
-	_, c := vtest.Cluster(t, 3)
-	qs := map[string]want{}
-	for i := range 30 {
-		qs[fmt.Sprintf("w-%02d", i)] = want{pending: 1}
-	}
-	fill(t, c, qs)
+	c, qs := filledCluster(t, "w", 30)
 	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour, RediscoverEvery: time.Hour, DiscoveryShare: 1e-9})
 	untilChanges(t, p)
 	ghost, err := keyspace.JobKey("ghost", "JOB01HZX3K2M4N5P6Q7R8S9T0VWXY")
@@ -166,4 +162,17 @@ func TestAFirstWriteIsListedWithinTwoPolls(t *testing.T) {
 			t.Errorf("%s: %d discovery passes, want the first alone (the next an hour off)", addr, st.passes)
 		}
 	}
+}
+
+// filledCluster is a 3-primary cluster of n queues (prefix-00…), a pending
+// job each, and what each holds.
+func filledCluster(t *testing.T, prefix string, n int) (valkey.Client, map[string]want) {
+	t.Helper()
+	_, c := vtest.Cluster(t, 3)
+	qs := map[string]want{}
+	for i := range n {
+		qs[fmt.Sprintf("%s-%02d", prefix, i)] = want{pending: 1}
+	}
+	fill(t, c, qs)
+	return c, qs
 }

@@ -61,20 +61,16 @@ type nodeState struct {
 	// so the list holds every queue of the node (a pass that ends during
 	// the poll lists its last page's queues at the next one)
 	listed bool
-	// how far the pass has gone: keys visited (its pages' COUNTs) of the
-	// node's keys (DBSIZE at the last page)
+	// how far the pass has gone: keys visited (its pages' COUNTs) of the node's (DBSIZE)
 	passWalked, keys int64
-	// trackedSince: since when every write of the node was tracked, each
-	// poll's take vouching for it (zero while it is not: no tracker, lost,
-	// lagging, or a take of everything)
-	trackedSince time.Time
-	lastGood     time.Time
-	latency      time.Duration
-	err          string
-	busy         atomic.Bool // a pipeline or probe sent to it has not returned
-	timedOut     bool        // it gave no answer in time at the last poll it was sent
-	answered     atomic.Bool // a background probe got an answer since
-	cost         nodeCost    // what its reads cost it (budget.go)
+	trackedSince     time.Time // since when each poll's take vouched for its writes (zero: not now; vouch)
+	lastGood         time.Time
+	latency          time.Duration
+	err              string
+	busy             atomic.Bool // a pipeline or probe sent to it has not returned
+	timedOut         bool        // it gave no answer in time at the last poll it was sent
+	answered         atomic.Bool // a background probe got an answer since
+	cost             nodeCost    // what its reads cost it (budget.go)
 	// its slots' load (slotstats.go): the last read, and its figures
 	slots     slotStatsState
 	slotKeys  map[uint16]int64

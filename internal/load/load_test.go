@@ -263,10 +263,8 @@ func TestLoadChild(t *testing.T) {
 	}
 	defer c.Close()
 	opt := poller.Options{Timeout: 10 * time.Second}
-	// EMQTOP_LOAD_REDISCOVER sets how often a discovery pass may start
-	// (RediscoverEvery and RediscoverTracked both): "1h" measures the
-	// polls with no pass after the first, what a pass a page a poll costs
-	// the client is the difference
+	// EMQTOP_LOAD_REDISCOVER: how often a pass may start ("1h": none after
+	// the first; a pass's cost to the client is the difference)
 	if d, err := time.ParseDuration(os.Getenv("EMQTOP_LOAD_REDISCOVER")); err == nil && d > 0 {
 		opt.RediscoverEvery, opt.RediscoverTracked, opt.DiscoveryShare = d, d, 1e-12
 	}
