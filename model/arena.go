@@ -81,11 +81,13 @@ func (a *nameArena) holds(name string) (nameRef, bool) {
 	return nameRef{}, false
 }
 
-func (a *nameArena) bytes(r nameRef) []byte {
+// refBytes is the bytes of r in blocks (the arena's, or a table's copy of
+// them), nil for the empty name.
+func refBytes(blocks [][]byte, r nameRef) []byte {
 	if r.n == 0 {
 		return nil
 	}
-	return a.blocks[r.block][r.off : r.off+r.n]
+	return blocks[r.block][r.off : r.off+r.n]
 }
 
 // NameBytesMapped is how many bytes the names' arena holds off the Go heap

@@ -37,7 +37,7 @@ func TestNameArenaFindsItsOwnStrings(t *testing.T) {
 		t.Fatalf("%d bytes mapped for names of %d bytes and more", mapped, nameBlock+5)
 	}
 	for i, n := range names {
-		b := a.bytes(refs[i])
+		b := refBytes(a.blocks, refs[i])
 		if string(b) != n {
 			t.Fatalf("%.20q reads back as %.20q", n, b)
 		}

@@ -8,8 +8,9 @@ import (
 // NameTable gives each name an id, 0, 1, 2… in the order they were added,
 // and holds a million names with nothing the garbage collector follows: a
 // map of the names' hashes to ids, and the names' bytes in the process's
-// arena of names, off the heap (arena.go), each name found by offsets. (A map of strings was 1,000,000 pointers to mark
-// at every collection, and the table of names as many again; issue 24.)
+// arena of names, off the heap (arena.go), each name found by offsets. (A
+// map of strings was 1,000,000 pointers to mark at every collection, and
+// the table of names as many again; issue 24.)
 // Two names with one hash (of 32 bits: about 120 of a million names) are
 // rare, never wrong: the second and any later one are kept in a map of
 // strings of their own.
@@ -17,9 +18,9 @@ import (
 // A name, once added, is never written again: Name's strings are the
 // arena's bytes, not copies, so a million of them point into a few
 // mapped blocks, not at a million objects, and the collector passes them
-// by. Names are never taken out: a holder
-// whose names come and go makes a new table when most of the old one's
-// are gone. Not safe for concurrent use.
+// by. Names are never taken out: a holder whose names come and go makes a
+// new table when most of the old one's are gone. Not safe for concurrent
+// use.
 type NameTable struct {
 	seed   maphash.Seed
 	hash   func(seed maphash.Seed, name string) uint64 // maphash.String; a test gives its own
@@ -51,13 +52,7 @@ func (x *NameTable) Reserve(n int) {
 func (x *NameTable) Len() int { return len(x.refs) }
 
 // bytes is the name of id, its bytes in the arena (not a copy).
-func (x *NameTable) bytes(id int32) []byte {
-	r := x.refs[id]
-	if r.n == 0 {
-		return nil
-	}
-	return x.blocks[r.block][r.off : r.off+r.n]
-}
+func (x *NameTable) bytes(id int32) []byte { return refBytes(x.blocks, x.refs[id]) }
 
 // Name is the name of id (0 ≤ id < Len), the arena's bytes as a string.
 func (x *NameTable) Name(id int) string {

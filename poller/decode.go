@@ -132,11 +132,7 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 				if st.known.has(id) {
 					st.seenKnown++
 				} else {
-					if len(p.names.added) < mostAdded { // past it, the list is made whole (withAdded)
-						p.names.added = append(p.names.added, p.names.t.Name(id))
-						p.names.addedOn = append(p.names.addedOn, res.plan.addr)
-					}
-					p.setChanged()
+					p.added(id, res.plan.addr)
 				}
 			}
 		case err == nil:
@@ -191,12 +187,19 @@ func (p *Poller) listWritten(addr string, queues []string) {
 		if st.known.has(id) || !st.passSeen.add(id) {
 			continue
 		}
-		if len(p.names.added) < mostAdded {
-			p.names.added = append(p.names.added, p.names.t.Name(id))
-			p.names.addedOn = append(p.names.addedOn, addr)
-		}
-		p.setChanged()
+		p.added(id, addr)
 	}
+}
+
+// added notes name id, new to node addr's pass, for the next list (under
+// p.names.mu): the list is the last one with it put in, or made whole past
+// mostAdded (withAdded).
+func (p *Poller) added(id int, addr string) {
+	if len(p.names.added) < mostAdded {
+		p.names.added = append(p.names.added, p.names.t.Name(id))
+		p.names.addedOn = append(p.names.addedOn, addr)
+	}
+	p.setChanged()
 }
 
 // setChanged marks the queue set as changed; scanned runs in the nodes'

@@ -21,11 +21,11 @@ func canvasLines(cv *canvas.Model) []string {
 		var st lipgloss.Style
 		for x := range w {
 			c := cv.Cell(canvas.Point{X: x, Y: y})
-			if x > 0 && !sameLook(st, c.Style) {
+			if len(run) > 0 && !sameLook(st, c.Style) {
 				sb.WriteString(st.Render(string(run)))
 				run = run[:0]
 			}
-			if x == 0 || len(run) == 0 {
+			if len(run) == 0 {
 				st = c.Style
 			}
 			if c.Rune == 0 {
