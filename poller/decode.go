@@ -145,12 +145,15 @@ func (p *Poller) scanned(st *nodeState, r valkey.ValkeyResult, res *nodeResult) 
 	res.scanned = e.Elements
 	st.cursor = strconv.FormatUint(e.Cursor, 10)
 	if e.Cursor == 0 {
-		if st.known.len() != st.passSeen.len() {
-			p.setChanged() // a queue vanished
-		}
+		// A queue new to this pass bumped the version when it was added;
+		// one the last pass had and this one has not bumps it here. Not
+		// counts compared: a pass that gained one (a first write the
+		// tracking listed) and lost one has the last one's count, and the
+		// queue gone stayed listed for good.
 		if st.seenKnown < st.known.len() {
 			// some queue is no longer here: deleted, or its slot moved
 			// away, which the topology in hand may not know yet
+			p.setChanged()
 			st.shrankAt = time.Now()
 			p.kickTopology()
 		}

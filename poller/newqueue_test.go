@@ -176,3 +176,54 @@ func filledCluster(t *testing.T, prefix string, n int) (valkey.Client, map[strin
 	fill(t, c, qs)
 	return c, qs
 }
+
+// A discovery pass that finds a queue gone drops it though the same pass
+// gained one (a first write the tracking listed into it): the pass has the
+// last one's count, and a list made again only when the counts differed
+// kept the queue gone listed for good (a CI run met it by chance).
+func TestAPassThatGainsOneAndLosesOneDropsTheLost(t *testing.T) {
+	c, qs := filledCluster(t, "g", 30)
+	p, _ := pollAll(t, c, Options{Sweep: 24 * time.Hour, RediscoverEvery: time.Hour, DiscoveryShare: 1e-9})
+	untilChanges(t, p)
+	owner := func(q string) string {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.topo.OwnerOf(keyspace.QueueSlot(q)).Addr
+	}
+	gone, fresh := "g-00", ""
+	for i := 0; fresh == ""; i++ { // a new queue on gone's node
+		if name := fmt.Sprintf("g-new-%d", i); owner(name) == owner(gone) {
+			fresh = name
+		}
+	}
+	if _, err := echomq.Enqueue(ctx, c, fresh, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	var s *model.Snapshot
+	vtest.Until(t, 30*time.Second, "the new queue listed by its first write", func() bool {
+		s = pollOne(t, p)
+		return s.Queue(fresh) != nil
+	})
+	qs[fresh] = want{pending: 1}
+	keys, err := keyspace.KeysOf(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, c.B().Del().Key(keys.Pending, keys.Active, keys.Schedule).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	delete(qs, gone)
+	st := p.nodes[owner(gone)]
+	if st.passes != 1 {
+		t.Fatalf("%d passes before the deletion, want the first alone (the new queue listed by tracking, not found by a pass)", st.passes)
+	}
+	p.opt.RediscoverEvery = time.Millisecond // passes from now on
+	vtest.Until(t, 30*time.Second, "the queue gone unlisted", func() bool {
+		s = pollOne(t, p)
+		return s.Queue(gone) == nil
+	})
+	if st.passes < 2 {
+		t.Fatalf("unlisted after %d passes: not by a pass", st.passes)
+	}
+	checkCounts(t, s, qs)
+}
