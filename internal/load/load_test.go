@@ -80,13 +80,17 @@ func seed(b *testing.B, c valkey.Client) {
 
 // writesPerMille is the share of the queues written to a second while the
 // dashboard runs [1: 0.1%, the 1,000 a second of a million];
-// EMQTOP_LOAD_WRITES sets it, 0 for none.
-var writesPerMille = func() int {
-	if n, err := strconv.Atoi(os.Getenv("EMQTOP_LOAD_WRITES")); err == nil && n >= 0 {
+// EMQTOP_LOAD_WRITES sets it, 0 for none, a fraction for fewer (0.3: 300
+// a second of a million, so that a poll reads 1,000 with the sweep's 700).
+var writesPerMille = func() float64 {
+	if n, err := strconv.ParseFloat(os.Getenv("EMQTOP_LOAD_WRITES"), 64); err == nil && n >= 0 {
 		return n
 	}
 	return 1
 }()
+
+// writtenPerSecond is how many of the seeded queues are written a second.
+func writtenPerSecond() int { return int(float64(queues) * writesPerMille / 1000) }
 
 // newPerSecond is how many queues the writer makes a second beside its
 // writes to the seeded ones [0]; EMQTOP_LOAD_NEW sets it: queues come (a
@@ -188,8 +192,8 @@ func BenchmarkLoad(b *testing.B) {
 	start := time.Now()
 	seed(b, c)
 	b.Logf("seeded %d queues, %d rows in %v", queues, queues*rowsPerQ, time.Since(start).Round(time.Second))
-	perSecond := queues * writesPerMille / 1000
-	b.Logf("writing to %d queues a second (%d per mille of them) while the dashboard runs", perSecond, writesPerMille)
+	perSecond := writtenPerSecond()
+	b.Logf("writing to %d queues a second (%g per mille of them) while the dashboard runs", perSecond, writesPerMille)
 	for b.Loop() {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLoadChild$", "-test.v")
 		cmd.Env = append(os.Environ(), "EMQTOP_LOAD_ADDR="+cl.Nodes[0].Addr())
@@ -235,6 +239,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(r.NamesMB, "names-MB")                                        // the names' arena, off the heap
 		b.ReportMetric((r.HeapMB+r.NamesMB)*(1<<20)/float64(queues), "heap-B/queue") // the state and the history so far, the names' arena in
 		b.ReportMetric(float64(r.Scripts), "scripts/poll")
+		b.ReportMetric(r.ReadQueues, "read/poll")
 	}
 }
 
@@ -246,6 +251,7 @@ type result struct {
 	AllocMB, GCs                                              float64  // a measured poll
 	GCPollMs, GCMs                                            float64  // the collector's CPU a poll, and a whole collection's
 	Reads                                                     []string // what each measured poll read, and why
+	ReadQueues                                                float64  // queues read a measured poll (the written and the sweep's), on average
 }
 
 // TestLoadChild is the dashboard side of BenchmarkLoad; it runs only when
@@ -331,6 +337,7 @@ func TestLoadChild(t *testing.T) {
 	runtime.ReadMemStats(&ms0)
 	gc0 := gcstat.CPU()
 	cpu0 := cpuTime()
+	readQueues := 0
 	for i := 0; i < measured; i++ {
 		<-tick.C
 		t0 := time.Now()
@@ -340,6 +347,7 @@ func TestLoadChild(t *testing.T) {
 		}
 		durs = append(durs, time.Since(t0))
 		snap = s
+		readQueues += s.Queues.Len() - s.Poll.Carried
 		m, _ = m.Update(ui.SnapshotMsg(s))
 		_ = m.View()
 		full := map[string]string{} // why a primary was read in full
@@ -392,7 +400,7 @@ func TestLoadChild(t *testing.T) {
 		PollMs: float64(median(durs).Microseconds()) / 1000, PollCPUMs: float64(pollCPU.Microseconds()) / 1000,
 		GCPollMs: float64(gcPoll.Microseconds()) / 1000, GCMs: float64(mark.Microseconds()) / 1000,
 		AllocMB: float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(measured) / (1 << 20), GCs: float64(ms1.NumGC-ms0.NumGC) / float64(measured), Warm: warm, FrameMs: float64(median(frames).Microseconds()) / 1000,
-		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads,
+		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads, ReadQueues: float64(readQueues) / float64(measured),
 		NamesMB: float64(model.NameBytesMapped()) / (1 << 20)}
 	j, _ := json.Marshal(res)
 	fmt.Println("RESULT " + string(j))

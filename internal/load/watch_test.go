@@ -37,7 +37,7 @@ import (
 func BenchmarkWatch(b *testing.B) {
 	cl, c, bin := seededWithBinary(b)
 	const lines = 20
-	perSecond := queues * writesPerMille / 1000
+	perSecond := writtenPerSecond()
 	for b.Loop() {
 		stop, wrote := make(chan struct{}), make(chan error, 1)
 		go func() { wrote <- write(c, perSecond, stop) }()
