@@ -220,6 +220,9 @@ func BenchmarkLoad(b *testing.B) {
 		if most := queues + newPerSecond*int(time.Since(start).Seconds()+1); r.Queues < queues || r.Queues > most {
 			b.Fatalf("the child saw %d queues, want %d to %d\n%s", r.Queues, queues, most, out)
 		}
+		for _, m := range r.Memory { // first: without -test.v the log is cut after ten lines
+			b.Logf("%s", m)
+		}
 		for i, read := range r.Reads {
 			b.Logf("poll %d after discovery: %s", i+1, read)
 		}
@@ -252,6 +255,7 @@ type result struct {
 	GCPollMs, GCMs                                            float64  // the collector's CPU a poll, and a whole collection's
 	Reads                                                     []string // what each measured poll read, and why
 	ReadQueues                                                float64  // queues read a measured poll (the written and the sweep's), on average
+	Memory                                                    []string // the memory every 600 measured polls
 }
 
 // TestLoadChild is the dashboard side of BenchmarkLoad; it runs only when
@@ -338,6 +342,7 @@ func TestLoadChild(t *testing.T) {
 	gc0 := gcstat.CPU()
 	cpu0 := cpuTime()
 	readQueues := 0
+	var memory []string
 	for i := 0; i < measured; i++ {
 		<-tick.C
 		t0 := time.Now()
@@ -359,6 +364,11 @@ func TestLoadChild(t *testing.T) {
 		// (the queues stale are counted on the last poll, after the
 		// measure: a walk of every queue here was a tenth of it)
 		reads = append(reads, fmt.Sprintf("%s %v carried %d in %v; in full: %v", s.Poll.Read, s.Poll.Why, s.Poll.Carried, s.Poll.Duration.Round(time.Millisecond), full))
+		if (i+1)%600 == 0 { // the memory as the history grows (an hour's run: every 10 minutes)
+			var mi runtime.MemStats
+			runtime.ReadMemStats(&mi)
+			memory = append(memory, fmt.Sprintf("after %d polls: RSS %.0f MB (peak %.0f), heap %.0f MB in use", i+1, rssMB(), statusMB("VmHWM:"), float64(mi.HeapInuse)/(1<<20)))
+		}
 	}
 	pprof.StopCPUProfile()
 	pollCPU := (cpuTime() - cpu0) / time.Duration(measured)
@@ -400,7 +410,7 @@ func TestLoadChild(t *testing.T) {
 		PollMs: float64(median(durs).Microseconds()) / 1000, PollCPUMs: float64(pollCPU.Microseconds()) / 1000,
 		GCPollMs: float64(gcPoll.Microseconds()) / 1000, GCMs: float64(mark.Microseconds()) / 1000,
 		AllocMB: float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(measured) / (1 << 20), GCs: float64(ms1.NumGC-ms0.NumGC) / float64(measured), Warm: warm, FrameMs: float64(median(frames).Microseconds()) / 1000,
-		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads, ReadQueues: float64(readQueues) / float64(measured),
+		RSSMB: rssMB(), PeakMB: statusMB("VmHWM:"), HeapMB: float64(ms.HeapInuse) / (1 << 20), Reads: reads, Memory: memory, ReadQueues: float64(readQueues) / float64(measured),
 		NamesMB: float64(model.NameBytesMapped()) / (1 << 20)}
 	j, _ := json.Marshal(res)
 	fmt.Println("RESULT " + string(j))
