@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/model"
+	"github.com/echomq/emqtop/theme"
 )
 
 // trendPane is the selected queue's past: pending and active over the last
@@ -28,6 +29,15 @@ type trendPane struct {
 	// draw no chart again
 	cache    string
 	cacheKey trendKey
+	// the chart, kept from frame to frame while its size stays: a new one
+	// each poll allocated its canvas twice (New, then Clear when drawn), a
+	// twentieth of what the dashboard allocates a poll. Its labels read the
+	// time and unit of the frame being drawn.
+	lc       *tslc.Model
+	lcW, lcH int
+	lcTh     *theme.Theme // the theme it was made in (its axes' style)
+	lcNow    time.Time
+	lcUnit   time.Duration
 }
 
 type trendKey struct {
@@ -168,8 +178,10 @@ func (p *trendPane) chart(pend, act [][]tslc.TimePoint, w, h int) []string {
 	return append([]string{legend}, lines...)
 }
 
-// chartModel is the chart of the runs, drawn, w×h.
-func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) tslc.Model {
+// chartModel is the chart of the runs, drawn, w×h: the pane's own,
+// made again only at a new size, its ranges and data set anew each frame
+// (TestChartKeptDrawsAsNew: the same lines as a chart made new).
+func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) *tslc.Model {
 	th := p.c.th
 	now := p.c.snap.TakenAt
 	peak := 1.0
@@ -182,15 +194,26 @@ func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) tslc.Mode
 	}
 	// the labels are round: to the second over a minute, to the minute
 	// over an hour (never −50m01s)
-	unit := time.Second
+	p.lcNow, p.lcUnit = now, time.Second
 	if p.span() > 10*time.Minute {
-		unit = time.Minute
+		p.lcUnit = time.Minute
 	}
-	rel := func(_ int, v float64) string { return "−" + ago(now.Sub(time.Unix(int64(v), 0)).Round(unit)) }
-	c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
-		tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(now.Add(-p.span()), now), tslc.WithYRange(0, peak*1.1),
-		tslc.WithXYSteps(3, 2))
-	c.SetViewTimeAndYRange(now.Add(-p.span()), now, 0, peak*1.1)
+	from := now.Add(-p.span())
+	if p.lc == nil || p.lcW != w || p.lcH != h || p.lcTh != th {
+		rel := func(_ int, v float64) string {
+			return "−" + ago(p.lcNow.Sub(time.Unix(int64(v), 0)).Round(p.lcUnit))
+		}
+		c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
+			tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(from, now), tslc.WithYRange(0, peak*1.1),
+			tslc.WithXYSteps(3, 2))
+		p.lc, p.lcW, p.lcH, p.lcTh = &c, w, h, th
+	} else {
+		p.lc.ClearAllData()
+		p.lc.SetTimeRange(from, now)
+		p.lc.SetYRange(0, peak*1.1)
+	}
+	c := p.lc
+	c.SetViewTimeAndYRange(from, now, 0, peak*1.1)
 	var names []string
 	for i, runs := range [][][]tslc.TimePoint{act, pend} { // pending drawn last, on top
 		for k, r := range runs {
@@ -201,6 +224,9 @@ func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) tslc.Mode
 				c.PushDataSet(name, x)
 			}
 		}
+	}
+	if len(names) == 0 {
+		c.Clear() // ntcharts draws nothing, not even the axes, for no data
 	}
 	c.DrawBrailleDataSets(names)
 	return c
