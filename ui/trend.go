@@ -33,11 +33,10 @@ type trendPane struct {
 	// each poll allocated its canvas twice (New, then Clear when drawn), a
 	// twentieth of what the dashboard allocates a poll. Its labels read the
 	// time and unit of the frame being drawn.
-	lc       *tslc.Model
-	lcW, lcH int
-	lcTh     *theme.Theme // the theme it was made in (its axes' style)
-	lcNow    time.Time
-	lcUnit   time.Duration
+	lc     *tslc.Model
+	lcTh   *theme.Theme // the theme it was made in (its axes' style)
+	lcNow  time.Time
+	lcUnit time.Duration
 }
 
 type trendKey struct {
@@ -199,14 +198,14 @@ func (p *trendPane) chartModel(pend, act [][]tslc.TimePoint, w, h int) *tslc.Mod
 		p.lcUnit = time.Minute
 	}
 	from := now.Add(-p.span())
-	if p.lc == nil || p.lcW != w || p.lcH != h || p.lcTh != th {
+	if p.lc == nil || p.lc.Width() != w || p.lc.Height() != h || p.lcTh != th {
 		rel := func(_ int, v float64) string {
 			return "−" + ago(p.lcNow.Sub(time.Unix(int64(v), 0)).Round(p.lcUnit))
 		}
 		c := tslc.New(w, h, tslc.WithXLabelFormatter(rel), tslc.WithYLabelFormatter(func(_ int, v float64) string { return human(int64(v)) }),
 			tslc.WithAxesStyles(th.Dim, th.Dim), tslc.WithTimeRange(from, now), tslc.WithYRange(0, peak*1.1),
 			tslc.WithXYSteps(3, 2))
-		p.lc, p.lcW, p.lcH, p.lcTh = &c, w, h, th
+		p.lc, p.lcTh = &c, th
 	} else {
 		p.lc.ClearAllData()
 		p.lc.SetTimeRange(from, now)
