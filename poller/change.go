@@ -70,13 +70,16 @@ type changes struct {
 	full map[string]string // nodes read in full, and why
 	// due: the queues (by poll index) a change-driven poll reads, the
 	// others' readings carry over; nil in a poll that reads every queue.
-	// dueList lists them; spare is due's array, kept between polls.
-	due     []bool
-	dueList []int
-	spare   []bool
-	read    string
-	why     map[string]int
-	sweepBy map[string]int // the queues the sweep reads, by node
+	// dueList lists them; spare is due's array, kept between polls, and
+	// spareSet the places a poll set in it, all a next poll clears (a
+	// clear of the whole array was a megabyte a poll at a million queues)
+	due      []bool
+	dueList  []int
+	spare    []bool
+	spareSet []int
+	read     string
+	why      map[string]int
+	sweepBy  map[string]int // the queues the sweep reads, by node
 	// wholeBy: the queues by node read in full or unproven, which after
 	// a start or a lost tracker are one poll's; dirtyBy those read for a
 	// write, as many a second whatever the interval (budget.go)
@@ -153,10 +156,12 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	// kept from poll to poll (read by this poll's assemble alone), and
 	// nothing written for a queue not read (a million queues, a few read)
 	if cap(ch.spare) < len(queues) {
-		ch.spare = make([]bool, len(queues))
+		ch.spare, ch.spareSet = make([]bool, len(queues)), nil
+	}
+	for _, i := range ch.spareSet {
+		ch.spare[:cap(ch.spare)][i] = false
 	}
 	isDue := ch.spare[:len(queues)]
-	clear(isDue)
 	dueList := []int{}
 	out := make([]nodePlan, len(plans))
 	dueBy := make(map[string]int, len(plans))
@@ -214,7 +219,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		}
 		dueBy[np.addr] = len(out[pi].batches)
 	}
-	ch.dueBy = dueBy
+	ch.dueBy, ch.spareSet = dueBy, dueList
 	clear(ch.dirty[:]) // every queue written is read now, or not listed yet (new: read when it is)
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts

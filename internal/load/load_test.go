@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
@@ -239,6 +240,12 @@ func TestLoadChild(t *testing.T) {
 			defer w.Close()
 		}
 	}
+	if f := os.Getenv("EMQTOP_LOAD_TRACE"); f != "" { // what wakes the process between polls (go tool trace)
+		if w, err := os.Create(f); err == nil {
+			trace.Start(w)
+			defer w.Close()
+		}
+	}
 	// the measured polls at the dashboard's pace, a second apart (the
 	// sweep's share of a poll is a second's), each put on the screen, and
 	// the process's whole CPU over them (the garbage collector's and the
@@ -286,6 +293,7 @@ func TestLoadChild(t *testing.T) {
 		}
 	}
 	pprof.StopCPUProfile()
+	trace.Stop()
 	pollCPU := (cpuTime() - cpu0) / time.Duration(measured)
 	gcPoll := (gcstat.CPU() - gc0) / time.Duration(measured)
 	var ms1 runtime.MemStats
