@@ -3,7 +3,10 @@
 // EMQTOP_LOAD_ROWS the rows a queue, EMQTOP_LOAD_POLLS the polls measured,
 // EMQTOP_LOAD_WRITES the per mille of the queues written a second,
 // EMQTOP_LOAD_NEW the queues made a second while they are,
-// EMQTOP_LOAD_REDISCOVER how often a discovery pass may start),
+// EMQTOP_LOAD_REDISCOVER how often a discovery pass may start,
+// EMQTOP_LOAD_SWEEP how often every slot is read whatever tracking says;
+// EMQTOP_LOAD_CPUPROFILE, EMQTOP_LOAD_HEAPPROFILE and EMQTOP_LOAD_TRACE
+// write a profile or a trace of the measured polls),
 // and the correctness at scale that fits in CI (agree_test.go: 200,000
 // queues, change-driven against full). Run the figures with:
 //
@@ -193,6 +196,11 @@ func TestLoadChild(t *testing.T) {
 	// the first; a pass's cost to the client is the difference)
 	if d, err := time.ParseDuration(os.Getenv("EMQTOP_LOAD_REDISCOVER")); err == nil && d > 0 {
 		opt.RediscoverEvery, opt.RediscoverTracked, opt.DiscoveryShare = d, d, 1e-12
+	}
+	// EMQTOP_LOAD_SWEEP: the sweep's period ("24h": next to none; the
+	// sweep's cost to the client is the difference)
+	if d, err := time.ParseDuration(os.Getenv("EMQTOP_LOAD_SWEEP")); err == nil && d > 0 {
+		opt.Sweep = d
 	}
 	p := poller.New(c, opt)
 	defer p.Close()
