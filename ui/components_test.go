@@ -14,7 +14,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/echomq/emqtop/theme"
-	zone "github.com/lrstanley/bubblezone"
 	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/internal/textgate"
@@ -967,33 +966,17 @@ func TestJobPaneFilter(t *testing.T) {
 func TestMouse(t *testing.T) {
 	m := ready(&fakeSource{snap: fixture(30)}, 120, 40, Options{})
 	// a click lands on the frame drawn before it: draw, and wait for the
-	// zones of that frame to be kept (bubblezone keeps them in a worker,
-	// each frame's anew): a zone kept before this frame is not enough. An
-	// overlay's frame has no pane zones (the wheel scrolls the overlay)
-	mouse := func(x, y int, b tea.MouseButton, zones ...string) {
-		if m.overlay() != nil {
-			zones = nil
-		} else {
-			zones = append(zones, paneZone(m.drawn[len(m.drawn)-1].i))
-		}
-		before := map[string]*zone.ZoneInfo{}
-		for _, id := range zones {
-			before[id] = m.c.zones.Get(id)
-		}
+	// zones of that frame to be kept (bubblezone keeps them in a worker):
+	// each drawn pane's zone its rect, taken by this frame or kept from
+	// the last when the panes stayed where they were. An overlay's frame
+	// has no pane zones (the wheel scrolls the overlay)
+	mouse := func(x, y int, b tea.MouseButton) {
 		m.View()
-		deadline := time.Now().Add(10 * time.Second)
-		for _, id := range zones {
-			for z := m.c.zones.Get(id); z == nil || z == before[id]; z = m.c.zones.Get(id) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the zone %s of the frame drawn was never kept", id)
-				}
-				<-time.After(time.Millisecond)
-			}
-		}
+		untilZones(t, m)
 		_, cmd := m.Update(tea.MouseMsg{X: x, Y: y, Button: b, Action: tea.MouseActionPress})
 		settle(m, cmd, false)
 	}
-	click := func(x, y int, zones ...string) { mouse(x, y, tea.MouseButtonLeft, zones...) }
+	click := func(x, y int) { mouse(x, y, tea.MouseButtonLeft) }
 	wheel := func(x, y int, b tea.MouseButton) { mouse(x, y, b) }
 	q := m.lay.queues
 	click(q.x+5, q.y+2+3) // the fourth row of the list
@@ -1016,7 +999,7 @@ func TestMouse(t *testing.T) {
 	}
 	click(q.x+5, q.y+2) // orders, whose jobs were read
 	a := m.lay.active
-	click(a.x+3, a.y+3, paneZone(paneActive)) // the second job
+	click(a.x+3, a.y+3) // the second job
 	if m.focus != paneActive || m.active.cur != 1 {
 		t.Errorf("a click on the second active job: focus %v, cursor %d", m.focus, m.active.cur)
 	}

@@ -94,6 +94,12 @@ type Model struct {
 
 	flash    string // the last outcome, in words
 	flashBad bool
+
+	// zonesAt says where the panes' zones fell when they were last taken
+	// (zonesKey; "" when the last frame took none, or may have cut them),
+	// and zoneScans counts the frames that took them
+	zonesAt   string
+	zoneScans int
 }
 
 // messages of the loop

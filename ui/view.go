@@ -37,20 +37,41 @@ func (m *Model) View() string {
 			break
 		}
 	}
+	var views []string // the panes', unmarked
 	switch {
 	case body != "":
 	case m.c.fold == nil:
 		body = m.waitingView(m.height - 2)
 	default:
 		inNodes = m.isDrawn(m.nodes)
-		body = m.panesView()
+		views = m.paneViews()
+	}
+	top := m.statusBar(inNodes)
+	// the panes' zones are taken anew when where they fall changed, or a
+	// box is drawn over them (it may cover a mark); kept otherwise, as
+	// the last frame's are theirs (bubblezone's scan copies the frame
+	// once a mark: 0.5 MB and a millisecond a frame at 200x60)
+	key := ""
+	if views != nil {
+		key = m.zonesKey(top, views)
+		body = m.panesView(views, len(boxes) > 0 || key != m.zonesAt)
 	}
 	for i := len(boxes) - 1; i >= 0; i-- {
 		body = placeOver(body, boxes[i].View(), m.width)
 	}
+	frame := top + "\n" + body + "\n" + m.helpLine()
+	if views != nil && len(boxes) == 0 && key == m.zonesAt {
+		return frame
+	}
 	// the zones the panes marked are taken out here, their places kept
-	// for the mouse
-	return m.c.zones.Scan(m.statusBar(inNodes) + "\n" + body + "\n" + m.helpLine())
+	// for the mouse (a frame with no panes, or with a box over them,
+	// clears them or may cut them: the next frame takes them anew)
+	m.zonesAt = ""
+	if views != nil && len(boxes) == 0 {
+		m.zonesAt = key
+	}
+	m.zoneScans++
+	return m.c.zones.Scan(frame)
 }
 
 func (m *Model) waitingView(h int) string {
@@ -61,15 +82,44 @@ func (m *Model) waitingView(h int) string {
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.c.th.Dim.Render(fit(msg, m.width-2)))
 }
 
-// panesView draws the panes arranged for the layout and the focus, each
-// marked as its mouse zone.
-func (m *Model) panesView() string {
+// paneViews are the views of the panes arranged for the layout and the
+// focus, in m.drawn's order.
+func (m *Model) paneViews() []string {
 	if m.isDrawn(m.nodes) {
 		m.nodes.title, m.nodes.facts = m.targetText(), m.facts()
 	}
-	var placed []placed
+	views := make([]string, 0, len(m.drawn))
 	for _, d := range m.drawn {
-		placed = append(placed, placed1(m.c.mark(paneZone(d.i), m.panes[d.i].c.View()), d.r))
+		views = append(views, m.panes[d.i].c.View())
+	}
+	return views
+}
+
+// zonesKey says where the panes' zones fall in a frame of the status bar
+// top and the panes' views: a zone is the rectangle from its mark's
+// start to its end (bubblezone), so it is set by the pane's rect, its
+// count of lines and the width of its last, and the lines above the body.
+func (m *Model) zonesKey(top string, views []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%dx%d+%d", m.width, m.height, strings.Count(top, "\n"))
+	for k, d := range m.drawn {
+		v := views[k]
+		last := v[strings.LastIndexByte(v, '\n')+1:]
+		fmt.Fprintf(&b, " %d@%d,%d,%d,%d:%v,%d,%d", d.i, d.r.x, d.r.y, d.r.w, d.r.h, v == "", strings.Count(v, "\n"), ansi.StringWidth(last))
+	}
+	return b.String()
+}
+
+// panesView lays the panes' views out, each marked as its mouse zone when
+// mark is set.
+func (m *Model) panesView(views []string, mark bool) string {
+	placed := make([]placed, 0, len(views))
+	for k, d := range m.drawn {
+		v := views[k]
+		if mark {
+			v = m.c.mark(paneZone(d.i), v)
+		}
+		placed = append(placed, placed1(v, d.r))
 	}
 	return compose(placed, m.height-2)
 }
