@@ -71,8 +71,7 @@ type changes struct {
 	// due: the queues (by poll index) a change-driven poll reads, the
 	// others' readings carry over; nil in a poll that reads every queue.
 	// dueList lists them; spare is due's array, kept between polls, and
-	// spareSet the places a poll set in it, all a next poll clears (a
-	// clear of the whole array was a megabyte a poll at a million queues)
+	// spareSet where the last poll set it, cleared there, not whole
 	due      []bool
 	dueList  []int
 	spare    []bool
@@ -152,16 +151,13 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	p.track(ctx, topo, clients, now)
 	p.sweep(now)
 
-	// the queues this poll reads, a flag a queue and a list: the array
-	// kept from poll to poll (read by this poll's assemble alone), and
-	// nothing written for a queue not read (a million queues, a few read)
+	// the queues this poll reads, a flag a queue and a list: the array kept
+	// from poll to poll (read by this poll's assemble alone), nothing written
+	// for a queue not read (a million, a few read: not even a clear of it)
 	if cap(ch.spare) < len(queues) {
 		ch.spare, ch.spareSet = make([]bool, len(queues)), nil
 	}
-	for _, i := range ch.spareSet {
-		ch.spare[:cap(ch.spare)][i] = false
-	}
-	isDue := ch.spare[:len(queues)]
+	isDue := unset(ch.spare[:cap(ch.spare)], ch.spareSet)[:len(queues)]
 	dueList := []int{}
 	out := make([]nodePlan, len(plans))
 	dueBy := make(map[string]int, len(plans))

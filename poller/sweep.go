@@ -24,3 +24,11 @@ func (p *Poller) sweep(now time.Time) {
 	}
 	ch.sweepAt = now
 }
+
+// unset clears flags at the places at, and is flags.
+func unset(flags []bool, at []int) []bool {
+	for _, i := range at {
+		flags[i] = false
+	}
+	return flags
+}
