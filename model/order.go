@@ -141,6 +141,18 @@ func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey,
 	}
 	filter = strings.ToLower(filter)
 	qs := f.Snap.Queues
+	if ch.same && prevView.byValue {
+		// a queue read anew whose sort value is the last one's keeps its
+		// row (ties go by place, the places being the last one's): only
+		// the others are cut out and placed again, and with none the rows
+		// stay as they were (a write sorted by expired moved all of them
+		// twice, 8 MB, 1.2 ms a poll at a million)
+		if moved := f.movedFrom(prev, ch.changed, key); len(moved) < len(ch.changed) {
+			c := *ch
+			c.changed, c.fresh = moved, nil
+			ch = &c
+		}
+	}
 	kept := f.kept(prev, ch, prevView, filter, key, reverse)
 	type row struct {
 		n int
@@ -189,6 +201,24 @@ func (f *Fold) ViewAfter(prev *Fold, prevView Order, filter string, key SortKey,
 		res.runs = kept.mergedRuns(vals, ats)
 	}
 	return res
+}
+
+// movedFrom is the queues of changed (places that are prev's too) whose
+// sort value by key is not prev's: changed itself when that is all.
+func (f *Fold) movedFrom(prev *Fold, changed []int, key SortKey) []int {
+	pqs, qs := prev.Snap.Queues, f.Snap.Queues
+	stays := func(n int) bool { return prev.Snap.sortValue(pqs.At(n), key) == f.Snap.sortValue(qs.At(n), key) }
+	k := slices.IndexFunc(changed, stays)
+	if k < 0 {
+		return changed
+	}
+	moved := slices.Clone(changed[:k])
+	for _, n := range changed[k+1:] {
+		if !stays(n) {
+			moved = append(moved, n)
+		}
+	}
+	return moved
 }
 
 // kept is prevView (prev's order, filter lower-cased) without the queues
