@@ -44,3 +44,27 @@ func checkSums(t *testing.T, p *Poller, s *model.Snapshot) {
 		t.Errorf("totals %v, the queues sum to %v (made by difference: %v)", p.last.tot, tot, p.last.touched != nil)
 	}
 }
+
+// checkDue holds that a change-driven poll's flags of the queues it read
+// are those it listed, none left from an earlier poll: the flags' array is
+// kept from poll to poll and only what a poll set is cleared.
+func checkDue(t *testing.T, p *Poller) {
+	t.Helper()
+	if p.ch.due == nil {
+		return
+	}
+	set := 0
+	for _, d := range p.ch.due {
+		if d {
+			set++
+		}
+	}
+	for _, i := range p.ch.dueList {
+		if !p.ch.due[i] {
+			t.Fatalf("queue %d is listed as read and not flagged", i)
+		}
+	}
+	if set != len(p.ch.dueList) {
+		t.Fatalf("%d queues flagged as read, %d listed: flags left from an earlier poll", set, len(p.ch.dueList))
+	}
+}
