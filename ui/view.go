@@ -54,21 +54,24 @@ func (m *Model) View() string {
 	key := ""
 	if views != nil {
 		key = m.zonesKey(top, views)
-		body = m.panesView(views, len(boxes) > 0 || key != m.zonesAt)
+	}
+	take := views == nil || len(boxes) > 0 || key != m.zonesAt
+	if views != nil {
+		body = m.panesView(views, take)
 	}
 	for i := len(boxes) - 1; i >= 0; i-- {
 		body = placeOver(body, boxes[i].View(), m.width)
 	}
 	frame := top + "\n" + body + "\n" + m.helpLine()
-	if views != nil && len(boxes) == 0 && key == m.zonesAt {
+	if !take {
 		return frame
 	}
 	// the zones the panes marked are taken out here, their places kept
 	// for the mouse (a frame with no panes, or with a box over them,
 	// clears them or may cut them: the next frame takes them anew)
-	m.zonesAt = ""
-	if views != nil && len(boxes) == 0 {
-		m.zonesAt = key
+	m.zonesAt = key
+	if len(boxes) > 0 {
+		m.zonesAt = ""
 	}
 	m.zoneScans++
 	return m.c.zones.Scan(frame)
