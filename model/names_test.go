@@ -79,3 +79,26 @@ func TestHistoryOneHash(t *testing.T) {
 		t.Error("q-50 is known, never put")
 	}
 }
+
+// BenchmarkNameTableID looks up names at random in a table of a million,
+// as a poll does for the queues written (the table far larger than the
+// caches: each look-up is its misses).
+func BenchmarkNameTableID(b *testing.B) {
+	const n = 1_000_000
+	x := NewNameTable()
+	x.Reserve(n)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = x.Name(x.Add(fmt.Sprintf("tenant-%07d", i)))
+	}
+	probe := make([]string, 1<<18) // many: the table is not in the caches from the last look-ups
+	for i := range probe {
+		probe[i] = fmt.Sprintf("tenant-%07d", (i*7919)%n) // not the arena's strings: as a reply's are
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, ok := x.ID(probe[i%len(probe)]); !ok {
+			b.Fatal("a name added is not found")
+		}
+	}
+}
