@@ -65,7 +65,13 @@ func (p *Poller) scanDue(st *nodeState, now time.Time) bool {
 // pass began was listed by its first write, so the next pass would find
 // nothing new; it only drops the queues gone (listed, idle, until then).
 func (p *Poller) passEvery(st *nodeState) time.Duration {
-	every := min(p.opt.RediscoverEvery, time.Duration(float64(st.lastPassCost)/p.opt.DiscoveryShare))
+	every := p.opt.RediscoverEvery
+	// in floating point: a pass of 10 s over a share of 1e-12 is past any
+	// Duration, and the conversion of that is undefined (it came out
+	// negative here: a pass at every poll, where the share asked for none)
+	if d := float64(st.lastPassCost) / p.opt.DiscoveryShare; d < float64(every) {
+		every = time.Duration(d)
+	}
 	if st.keys >= p.opt.TrackedPassKeys && !st.trackedSince.IsZero() && !st.trackedSince.After(st.passStart) {
 		every = max(every, p.opt.RediscoverTracked)
 	}

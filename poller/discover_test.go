@@ -148,3 +148,20 @@ func TestRediscoveryWaitsWhereWritesAreTracked(t *testing.T) {
 		}
 	}
 }
+
+// A pass's cost over a share too small to express as a Duration (10 s of
+// server time at a share of 1e-12: 10^22 ns) waits RediscoverEvery, never
+// a negative time (a pass at every poll); a cost the share allows more
+// often waits as long as the share says.
+func TestPassEveryOfAHugeRatio(t *testing.T) {
+	p := &Poller{opt: Options{RediscoverEvery: time.Hour, DiscoveryShare: 1e-12, RediscoverTracked: time.Hour, TrackedPassKeys: 100_000}}
+	st := &nodeState{lastPassCost: 10 * time.Second, keys: 1_000_000}
+	if every := p.passEvery(st); every != time.Hour {
+		t.Errorf("10 s of a pass at a share of 1e-12: a pass every %v, want every hour", every)
+	}
+	p.opt.DiscoveryShare = 0.01
+	st.lastPassCost = 100 * time.Millisecond
+	if every := p.passEvery(st); every != 10*time.Second {
+		t.Errorf("100 ms of a pass at 1%%: a pass every %v, want every 10s", every)
+	}
+}
