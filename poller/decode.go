@@ -3,6 +3,7 @@ package poller
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/echomq/emqtop/keyspace"
@@ -36,6 +37,12 @@ func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*mod
 		// whole: the store moves the queues of slabs mostly let go)
 		q := rows[i]
 		q.Name, q.Slot, q.Node, q.ServerTimeMs, q.OldestPendingAgeMs, q.Detail = name, b.slot, node, now, -1, b.detail[i]
+		if c, err := arr[1+i].ToString(); err == nil {
+			if !countsRow(q, now, c) { // counts only: one string
+				q.Err = "unreadable snapshot row"
+			}
+			continue
+		}
 		row, err := arr[1+i].ToArray()
 		if err != nil || len(row) == 0 {
 			q.Err = "unreadable snapshot row"
@@ -52,13 +59,7 @@ func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*mod
 		q.Active, _ = row[2].AsInt64()
 		q.Scheduled, _ = row[3].AsInt64()
 		if s, err := row[4].ToString(); err == nil {
-			// an oldest score of ±inf (or 1e300) is no time: no age, never 106751d
-			if _, perr := strconv.ParseFloat(s, 64); perr == nil { // "" when nothing is pending
-				if ms, off := scoreOf(s); off == 0 {
-					q.OldestScoreMs = ms
-					q.OldestPendingAgeMs = max(0, now-ms)
-				}
-			}
+			oldest(q, now, s)
 		}
 		q.Expired, _ = row[5].AsInt64()
 		if len(row) >= 7 {
@@ -72,6 +73,55 @@ func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*mod
 		}
 	}
 	return rows
+}
+
+// countsRow reads a row of counts only, "pending active scheduled oldest
+// expired next" ('-' for no oldest score, no next deadline), into q; false
+// when it is not one (q left as it was).
+func countsRow(q *model.Queue, now int64, s string) bool {
+	var f [6]string
+	for k := range f {
+		sp := strings.IndexByte(s, ' ')
+		if k == len(f)-1 {
+			if sp >= 0 {
+				return false
+			}
+			f[k] = s
+			break
+		}
+		if sp < 0 {
+			return false
+		}
+		f[k], s = s[:sp], s[sp+1:]
+	}
+	var n [4]int64
+	for k, at := range [4]int{0, 1, 2, 4} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
+		if err != nil || v < 0 {
+			return false
+		}
+		n[k] = v
+	}
+	q.Pending, q.Active, q.Scheduled, q.Expired = n[0], n[1], n[2], n[3]
+	if f[3] != "-" {
+		oldest(q, now, f[3])
+	}
+	if f[5] != "-" {
+		q.NextDeadlineMs = score(f[5])
+	}
+	return true
+}
+
+// oldest sets q's oldest pending job from its score; a score of ±inf (or
+// 1e300) is no time: no age, never 106751d.
+func oldest(q *model.Queue, now int64, s string) {
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		return
+	}
+	if ms, off := scoreOf(s); off == 0 {
+		q.OldestScoreMs = ms
+		q.OldestPendingAgeMs = max(0, now-ms)
+	}
 }
 
 // decodeJobs reads {id, score, attempts...}.

@@ -4,10 +4,12 @@
 -- now), then, only when some queue of the batch wants detail, for each
 -- queue its job prefix and '1' for detail or '0'. A call with counts only
 -- carries four arguments: the call's own cost dominates, so it is kept small.
--- Returns {now, row...}: a row is {err} for a failed queue, else
--- {'', pending, active, scheduled, oldest_score|false, expired,
---  next_deadline|false [, {id, score, attempts...}, {id, deadline, attempts...},
---  {bucket counts...}]}, next_deadline the first lease that ends after now
+-- Returns {now, row...}: a row is {err} for a failed queue; for a queue
+-- not in detail the string 'pending active scheduled oldest_score expired
+-- next_deadline' ('-' for no oldest score, no next deadline); for a queue
+-- in detail {'', pending, active, scheduled, oldest_score|false, expired,
+--  next_deadline|false, {id, score, attempts...}, {id, deadline, attempts...},
+--  {bucket counts...}}, next_deadline the first lease that ends after now
 -- (when the slot's figures change with no write: change-driven polling).
 -- Each figure is O(log N + K) per queue; no set is walked.
 local now
@@ -68,8 +70,13 @@ for q = 0, #KEYS / 3 - 1 do
       expired = redis.call('ZCOUNT', ak, '-inf', now)
       if expired < a then nextd = redis.call('ZRANGE', ak, expired, expired, 'WITHSCORES')[2] or false end
     end
-    local row = {'', p, a, s, oldest, expired, nextd}
-    if detail then
+    if not detail then
+      -- counts only, almost every row: one string of the six figures, not
+      -- a table of seven (each an element of the reply to write, and to
+      -- read: a tenth of the client's allocation a poll at a million)
+      out[#out + 1] = p .. ' ' .. a .. ' ' .. s .. ' ' .. (oldest or '-') .. ' ' .. expired .. ' ' .. (nextd or '-')
+    else
+      local row = {'', p, a, s, oldest, expired, nextd}
       row[8] = with_attempts(redis.call('ZRANGE', pk, 0, K - 1, 'WITHSCORES'), prefix)
       row[9] = with_attempts(redis.call('ZRANGE', ak, 0, M - 1, 'WITHSCORES'), prefix)
       local hist, lo = {}, '-inf'
@@ -79,8 +86,8 @@ for q = 0, #KEYS / 3 - 1 do
       end
       hist[ne + 1] = redis.call('ZCOUNT', ak, lo, '+inf')
       row[10] = hist
+      out[#out + 1] = row
     end
-    out[#out + 1] = row
   end
 end
 return out
