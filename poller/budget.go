@@ -160,6 +160,9 @@ func queuesIn(batches []batch) int {
 //     the first read after a start (every queue, seconds of a server's
 //     time at a million) or a lost tracker is one poll's; a node read in
 //     full at every poll (--full, tracking off) counts from its third.
+//     The first read of queues new to the list is one too: a paced first
+//     pass lists a million queues over several polls, and counted in,
+//     those its later pages found held --watch's second line 20 s.
 //
 // The load itself (rate) counts every read. A read is priced by its
 // queues once a queue's time is measured, before that by its scripts

@@ -199,3 +199,32 @@ func TestTheSweepStartsWhereTheBudgetWouldTakeIt(t *testing.T) {
 		t.Errorf("a node never measured: stretch %d (set %v) after %v, want the sweep of a minute", p.ch.stretch, p.ch.stretchSet, firstStretchWait)
 	}
 }
+
+// The queues a paced discovery adds after the first poll are read whole
+// once, as new, and count as a start's whole read, not in the interval's
+// base: counted in, the queues found by a million-queue pass's later pages
+// held --watch's second line 20 s (the budget's interval for them).
+func TestNewQueuesCountAsAWholeRead(t *testing.T) {
+	c, _ := filledCluster(t, "n", 400)               // 133 keys a node: a first page of 100 of them
+	p := New(c, Options{FirstPass: time.Nanosecond}) // a page a poll, as at a million
+	t.Cleanup(p.Close)
+	newRead := false
+	for poll := 1; poll <= 4; poll++ {
+		s := pollOne(t, p)
+		t.Logf("poll %d: %v", poll, s.Poll.Why)
+		if s.Poll.Why[model.ReadNew] == 0 || s.Poll.Why[model.ReadFull] > 0 {
+			continue
+		}
+		newRead = true
+		whole := 0
+		for _, n := range p.ch.wholeBy {
+			whole += n
+		}
+		if whole < s.Poll.Why[model.ReadNew] {
+			t.Errorf("poll %d read %d batches of new queues, and counted %d queues as a whole read", poll, s.Poll.Why[model.ReadNew], whole)
+		}
+	}
+	if !newRead {
+		t.Fatal("no poll read new queues alone: the test shows nothing")
+	}
+}

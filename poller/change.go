@@ -199,7 +199,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			switch r {
 			case model.ReadSweep:
 				ch.sweepBy[np.addr] += len(b.queues)
-			case model.ReadFull, model.ReadUnproven:
+			case model.ReadFull, model.ReadUnproven, model.ReadNew:
 				ch.wholeBy[np.addr] += len(b.queues)
 			case model.ReadDirty:
 				ch.dirtyBy[np.addr] += len(b.queues)
