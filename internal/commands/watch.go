@@ -106,7 +106,13 @@ func watchLoop(ctx context.Context, p snapshotter, interval time.Duration, d *de
 		if snap != nil {
 			every = max(every, snap.Poll.MinInterval)
 		}
+		// a line late (the first of a million queues takes seconds) is
+		// not made up for by a burst of polls a few ms apart: the next
+		// one is an interval after this one at the latest
 		next = next.Add(every)
+		if late := time.Now(); next.Before(late) {
+			next = late
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Until(next)):
