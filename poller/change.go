@@ -255,9 +255,9 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		// stays settled, its deadline lowered by what the read finds)
 		switch ws := ch.needQ[b.slot]; {
 		case len(ws) == 0:
-		case b.byName: // each written queue found by a search: a few names looked at, not each
+		case b.byName: // each written queue found by its tag: a name or two looked at, not each
 			for _, w := range ws {
-				if k, ok := slices.BinarySearch(b.queues, w); ok {
+				if k, ok := h.find(w); ok {
 					part = append(part, k)
 				}
 			}

@@ -105,13 +105,13 @@ func TestHasName(t *testing.T) {
 	}
 }
 
-// A settled batch written to reads the queues written alone, found by a
-// search when the batch is in name order and by a walk when not: the
+// A settled batch written to reads the queues written alone, found by
+// their tags when the batch is in name order and by a walk when not: the
 // same queues either way.
 func TestReasonFindsTheQueuesWritten(t *testing.T) {
 	p := New(nil, Options{})
 	names := []string{"a-01", "a-02", "a-03", "b-10", "b-11"}
-	home := &batch{settled: true}
+	home := &batch{slot: 7, queues: names, idx: []int{0, 1, 2, 3, 4}, detail: make([]bool, 5), settled: true}
 	for _, c := range []struct {
 		written []string
 		why     string
@@ -124,10 +124,41 @@ func TestReasonFindsTheQueuesWritten(t *testing.T) {
 	} {
 		for _, byName := range []bool{false, true} {
 			p.ch.needQ = map[uint16][]string{7: c.written}
-			b := batch{slot: 7, queues: names, idx: []int{0, 1, 2, 3, 4}, detail: make([]bool, 5), home: home, byName: byName}
+			home.byName = byName
+			b := *home // as changed makes it: a copy of the plan's own batch
+			b.home = home
 			if why, part := p.reason(b, false, 1000); why != c.why || !slices.Equal(part, c.part) {
 				t.Errorf("written %v, in name order %v: %q %v, not %q %v", c.written, byName, why, part, c.why, c.part)
 			}
+		}
+	}
+}
+
+// A batch finds each of its queues at its place, and no queue it does not
+// hold, with the real tags and with one tag for every name (each a
+// candidate, the name compared); its tags are made once, at the first look.
+func TestBatchFindsByTag(t *testing.T) {
+	orig := nameTag
+	defer func() { nameTag = orig }()
+	for what, tag := range map[string]func(string) uint16{"real tags": orig, "one tag": func(string) uint16 { return 7 }} {
+		nameTag = tag
+		b := &batch{}
+		for i := range 61 {
+			b.queues = append(b.queues, fmt.Sprintf("tenant-%04d", i*3))
+		}
+		for k, q := range b.queues {
+			if got, ok := b.find(q); !ok || got != k {
+				t.Errorf("%s: %s found at %d (%v), want %d", what, q, got, ok, k)
+			}
+		}
+		tags := &b.tags[0]
+		for _, q := range []string{"tenant-0001", "tenant-0180x", "", "tenant-018"} {
+			if k, ok := b.find(q); ok {
+				t.Errorf("%s: %q found at %d, not in the batch", what, q, k)
+			}
+		}
+		if &b.tags[0] != tags {
+			t.Errorf("%s: the tags were made again", what)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type batch struct {
 	// byName: the batch's queues are in name order (not when --queues
 	// listed them otherwise), so a queue is found in it by a binary search
 	byName bool
+	tags   []uint16 // the queues' tags, when a look asked (find)
 	// cmd is the batch's script, built once and pinned so that later polls
 	// of the same plan send it again without building it
 	cmd *valkey.Completed // send ASKING first (the slot is being imported there)

@@ -36,7 +36,7 @@ func keepSettled(old, plans []nodePlan) {
 			b := &plans[pi].batches[bi]
 			for _, o := range was[key{plans[pi].addr, b.slot}] {
 				if o.owner == b.owner && slices.Equal(o.queues, b.queues) && slices.Equal(o.detail, b.detail) {
-					b.settled, b.deadline = true, o.deadline
+					b.settled, b.deadline, b.tags = true, o.deadline, o.tags
 					break
 				}
 			}
