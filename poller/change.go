@@ -255,7 +255,7 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 		// stays settled, its deadline lowered by what the read finds)
 		switch ws := ch.needQ[b.slot]; {
 		case len(ws) == 0:
-		case b.byName: // each written queue found by its tag: a name or two looked at, not each
+		default: // each written queue found by its tag: a name or two looked at, not each
 			for _, w := range ws {
 				if k, ok := h.find(w); ok {
 					part = append(part, k)
@@ -263,12 +263,6 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 			}
 			slices.Sort(part)
 			part = slices.Compact(part)
-		default:
-			for k, q := range b.queues {
-				if hasName(ws, q) {
-					part = append(part, k)
-				}
-			}
 		}
 		switch len(part) {
 		case 0:
@@ -326,7 +320,7 @@ func (b batch) part(ks []int) batch {
 	// ks is ascending and without repeats (reason): only the parts read
 	// are touched, not the whole batch (its arrays are cold: a batch of 61
 	// queues walked for the one written was most of this poll's misses)
-	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home, byName: b.byName,
+	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home,
 		queues: make([]string, len(ks)), idx: make([]int, len(ks)), detail: make([]bool, len(ks))}
 	for j, k := range ks {
 		out.queues[j], out.idx[j], out.detail[j] = b.queues[k], b.idx[k], b.detail[k]

@@ -106,16 +106,15 @@ func TestHasName(t *testing.T) {
 }
 
 // A settled batch written to reads the queues written alone, found by
-// their tags when the batch is in name order and by a walk when not: the
-// same queues either way.
+// their tags, whether the batch is in name order or not (--queues lists
+// them in its own): the same queues either way.
 func TestReasonFindsTheQueuesWritten(t *testing.T) {
 	p := New(nil, Options{})
 	names := []string{"a-01", "a-02", "a-03", "b-10", "b-11"}
-	home := &batch{slot: 7, queues: names, idx: []int{0, 1, 2, 3, 4}, detail: make([]bool, 5), settled: true}
 	for _, c := range []struct {
 		written []string
 		why     string
-		part    []int
+		part    []int // places in name order
 	}{
 		{[]string{"a-02"}, model.ReadDirty, []int{1}},
 		{[]string{"b-11", "a-01"}, model.ReadDirty, []int{0, 4}},
@@ -123,12 +122,20 @@ func TestReasonFindsTheQueuesWritten(t *testing.T) {
 		{[]string{"b-10", "a-03", "a-01", "b-11", "a-02"}, model.ReadDirty, nil}, // all of it: no part
 	} {
 		for _, byName := range []bool{false, true} {
+			order, want := slices.Clone(names), c.part
+			if !byName { // reversed: place k holds name 4-k
+				slices.Reverse(order)
+				want = nil
+				for _, k := range slices.Backward(c.part) {
+					want = append(want, 4-k)
+				}
+			}
+			home := &batch{slot: 7, queues: order, idx: []int{0, 1, 2, 3, 4}, detail: make([]bool, 5), settled: true}
 			p.ch.needQ = map[uint16][]string{7: c.written}
-			home.byName = byName
 			b := *home // as changed makes it: a copy of the plan's own batch
 			b.home = home
-			if why, part := p.reason(b, false, 1000); why != c.why || !slices.Equal(part, c.part) {
-				t.Errorf("written %v, in name order %v: %q %v, not %q %v", c.written, byName, why, part, c.why, c.part)
+			if why, part := p.reason(b, false, 1000); why != c.why || !slices.Equal(part, want) {
+				t.Errorf("written %v, in name order %v: %q %v, not %q %v", c.written, byName, why, part, c.why, want)
 			}
 		}
 	}

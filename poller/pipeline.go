@@ -24,9 +24,6 @@ type batch struct {
 	detail []bool
 	hist   bool // some queue of the batch wants the lease histogram
 	asking bool
-	// byName: the batch's queues are in name order (not when --queues
-	// listed them otherwise), so a queue is found in it by a binary search
-	byName bool
 	tags   []uint16 // the queues' tags, when a look asked (find)
 	// cmd is the batch's script, built once and pinned so that later polls
 	// of the same plan send it again without building it
@@ -139,7 +136,7 @@ func (p *Poller) plan(topo *model.Topology, queues []string, clients map[string]
 		for lo := first; lo < from; lo += p.opt.QueuesPerScript {
 			hi := min(from, lo+p.opt.QueuesPerScript)
 			b := batch{slot: s, owner: owner.Addr, idx: order[lo:hi:hi],
-				queues: names[lo:hi:hi], detail: details[lo:hi:hi], byName: slices.IsSorted(names[lo:hi])}
+				queues: names[lo:hi:hi], detail: details[lo:hi:hi]}
 			for _, i := range order[lo:hi] {
 				b.hist = b.hist || inDetail[i]
 			}
