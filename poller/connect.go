@@ -82,6 +82,15 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	}
 	timeout := c.timeout()
 	opt.Dialer.Timeout = timeout
+	// valkey-go pings a connection that read nothing for KeepAlive (1 s by
+	// default): each connection's timer woke the process every second,
+	// and a wake-up from idle costs the runtime a burst of its own (the
+	// floor of a change-driven poll's CPU, issue 24). Every poll sends on
+	// each connection it reads (the trackers a PING) under its deadline,
+	// which finds a dead one within a poll; the ping is left for the
+	// connections that idle (the actions'), and the kernel's keepalive
+	// probes are as often
+	opt.Dialer.KeepAlive = idlePing
 	opt.ConnWriteTimeout = timeout
 	opt.DisableCache = true
 	// 64 KB buffers a connection, not valkey-go's 512 KB: a read or write
@@ -97,6 +106,10 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	}
 	return opt, nil
 }
+
+// idlePing is how long a connection may read nothing before valkey-go
+// pings it.
+const idlePing = 30 * time.Second
 
 // Connect makes the client: cluster or standalone is detected by valkey-go.
 func Connect(c Config) (valkey.Client, error) {

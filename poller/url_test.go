@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -90,6 +91,22 @@ func TestErrTextPlainWords(t *testing.T) {
 	for _, c := range cases {
 		if got := ErrText(c.err, 2e9); !strings.Contains(got, c.want) {
 			t.Errorf("%v: %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// The connections are not pinged each second: valkey-go's ping of a
+// connection that read nothing for Dialer.KeepAlive woke the process once
+// a second a connection (six or more), and every poll sends on each
+// connection it reads under its own deadline anyway.
+func TestConnectionsNotPingedEachSecond(t *testing.T) {
+	for _, c := range []Config{{Addrs: []string{"127.0.0.1:1"}}, {Addrs: []string{"127.0.0.1:1"}, Standalone: true, TLS: true}} {
+		opt, err := c.ClientOption()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ka := opt.Dialer.KeepAlive; ka < 10*time.Second {
+			t.Errorf("%+v: idle connections pinged every %v", c, ka)
 		}
 	}
 }

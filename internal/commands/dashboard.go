@@ -5,11 +5,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"syscall"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -96,25 +96,40 @@ func limitMemory(room gcRoom) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return
 	}
-	// A quarter of a second, not the 2 s it was: `--once` at 100,000
-	// queues is over in under 2 s, so it never got past the default and
-	// doubled its heap (91 MB of RSS, 60 with this). The live heap is
-	// read every tick (cheap); GOGC is set only when it changes, for
-	// setting it stops the world.
-	go func() {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		last := -1
-		for range time.Tick(250 * time.Millisecond) {
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				return
-			}
-			if p := gcPercent(sample[0].Value.Uint64(), room); p != last {
-				debug.SetGCPercent(p)
-				last = p
-			}
+	// GOGC is set at the end of each collection, from the live heap it
+	// found: that is when the next one's goal is made, and it wakes the
+	// process for nothing else. (It was a ticker, 250 ms and before that
+	// 2 s: four wake-ups a second of an idle dashboard, each of them a
+	// burst of the runtime's monitor waking every 20 µs.) The first
+	// collection comes at 4 MB of heap, so --once's growth from nothing
+	// is followed from its start. GOGC is set only when it changes.
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	last := -1
+	afterEachGC(func() bool {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return false
 		}
-	}()
+		if p := gcPercent(sample[0].Value.Uint64(), room); p != last {
+			debug.SetGCPercent(p)
+			last = p
+		}
+		return true
+	})
+}
+
+// afterEachGC calls f once after each garbage collection, on the
+// runtime's cleanup goroutine, until f returns false: a cleanup on an
+// object nothing holds runs after the collection that found it
+// unreachable, and each call arms the next on a new one.
+func afterEachGC(f func() bool) {
+	type sentinel struct{ _ [16]byte } // not a tiny allocation: its cleanup runs
+	s := new(sentinel)
+	runtime.AddCleanup(s, func(f func() bool) {
+		if f() {
+			afterEachGC(f)
+		}
+	}, f)
 }
 
 // gcPercent is GOGC for a live heap of live bytes: room.share percent of
