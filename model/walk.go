@@ -25,6 +25,21 @@ func WalkByName(cur, prev QueueList, shared func(lo, hi int) bool, f func(i, j i
 		}
 		return true
 	}
+	if cur.from.of(prev) {
+		// cur is prev with readings replaced at these places: the
+		// others are prev's queues, where they were
+		lo := 0
+		for _, i := range cur.from.idx {
+			if lo < i && !carried(lo, i) {
+				return false
+			}
+			if !f(i, i) {
+				return false
+			}
+			lo = i + 1
+		}
+		return lo >= n || carried(lo, n)
+	}
 	for i < n || j < m {
 		if i == j && i < n && i&(QueueChunk-1) == 0 {
 			end, ok := 0, true

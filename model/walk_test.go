@@ -65,6 +65,22 @@ func TestWalkByNameAgreesWithAMerge(t *testing.T) {
 			}
 		}
 		cur := prev.With(idx, put)
+		if len(idx) > 0 && !cur.from.of(prev) {
+			t.Fatalf("round %d: a list made by With of new readings does not say it came from prev", round)
+		}
+		if round%3 == 1 { // and made again by With, as Compact does after a poll
+			var idx2 []int
+			var put2 []*Queue
+			for k, q := range prevQs {
+				if rng.IntN(10) == 0 {
+					idx2, put2 = append(idx2, k), append(put2, &Queue{Name: q.Name})
+				}
+			}
+			cur = cur.With(idx2, put2)
+			if len(idx)+len(idx2) > 0 && !cur.from.of(prev) {
+				t.Fatalf("round %d: a list made by With twice does not say it came from prev", round)
+			}
+		}
 		if round%3 == 0 { // and queues come or go, in some rounds
 			qs := cur.Slice()
 			var out []*Queue
@@ -83,7 +99,15 @@ func TestWalkByNameAgreesWithAMerge(t *testing.T) {
 			cur = ListOf(out...)
 		}
 		want := naiveWalk(cur, prev)
-		for _, runs := range []bool{true, false} {
+		// the walk of the places With replaced, and the walk of every chunk
+		// (the same lists, cur's origin forgotten)
+		slow := cur
+		slow.from = nil
+		for _, c := range []struct {
+			cur  QueueList
+			runs bool
+		}{{cur, true}, {cur, false}, {slow, true}, {slow, false}} {
+			cur, runs := c.cur, c.runs
 			var got []walkStep
 			var shared func(lo, hi int) bool
 			if runs {
@@ -106,18 +130,21 @@ func TestWalkByNameAgreesWithAMerge(t *testing.T) {
 				return true
 			})
 			if !done || !slices.Equal(got, want) {
-				t.Fatalf("round %d (runs %v): the walk gave %d steps, a merge %d:\n%v\n%v", round, runs, len(got), len(want), got, want)
+				t.Fatalf("round %d (runs %v, from %v): the walk gave %d steps, a merge %d:\n%v\n%v", round, runs, cur.from != nil, len(got), len(want), got, want)
 			}
 		}
 		// told to stop at the k-th name, it stops there
-		if len(want) > 0 {
+		for _, cur := range []QueueList{cur, slow} {
+			if len(want) == 0 {
+				break
+			}
 			stop, calls := rng.IntN(len(want)), 0
 			done := WalkByName(cur, prev, nil, func(i, j int) bool {
 				calls++
 				return calls <= stop
 			})
 			if done || calls != stop+1 {
-				t.Fatalf("round %d: told to stop after %d names, it called %d and said done %v", round, stop+1, calls, done)
+				t.Fatalf("round %d (from %v): told to stop after %d names, it called %d and said done %v", round, cur.from != nil, stop+1, calls, done)
 			}
 		}
 	}
@@ -142,11 +169,22 @@ func BenchmarkWalkByName(b *testing.B) {
 	for k, i := range idx {
 		put[k] = &Queue{Name: qs[i].Name}
 	}
-	cur := prev.With(idx, put)
+	made := prev.With(idx, put)
+	every := made
+	every.from = nil
 	// the caches as a poll leaves them: cold (a poll's other work and the
 	// collector pass between two walks)
 	evict := make([]byte, 64<<20)
-	b.ResetTimer()
+	for _, c := range []struct {
+		name string
+		cur  QueueList
+	}{{"from", made}, {"chunks", every}} { // made by With from prev, as the poller's; or any two lists
+		b.Run(c.name, func(b *testing.B) { walkCold(b, c.cur, prev, evict, changed) })
+	}
+}
+
+// walkCold walks cur from prev b.N times, the caches emptied before each.
+func walkCold(b *testing.B, cur, prev QueueList, evict []byte, changed int) {
 	for range b.N {
 		b.StopTimer()
 		for k := 0; k < len(evict); k += 64 {
