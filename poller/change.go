@@ -52,10 +52,6 @@ type changes struct {
 	owner     [keyspace.SlotCount]string // each slot's owner at the last poll
 	ownerTopo *model.Topology
 
-	// dueBy is how many batches each node read at the last poll: room made
-	// for as many at this one (one by one, a poll of a thousand grew it 11 times)
-	dueBy map[string]int
-
 	sweepPos float64   // the next slot of the sweep, with its fraction
 	sweepAt  time.Time // when the sweep last moved on
 	stretch  int       // the budget's: the sweep takes this many times Sweep
@@ -76,9 +72,13 @@ type changes struct {
 	dueList  []int
 	spare    []bool
 	spareSet []int
-	read     string
-	why      map[string]int
-	sweepBy  map[string]int // the queues the sweep reads, by node
+	// outs: the arrays of the batches a poll reads, by plan, kept from
+	// poll to poll (a poll is done with its batches when the next one
+	// chooses; made each poll they were a sixth of what it allocated)
+	outs    [][]batch
+	read    string
+	why     map[string]int
+	sweepBy map[string]int // the queues the sweep reads, by node
 	// wholeBy: the queues by node read in full or unproven, which after
 	// a start or a lost tracker are one poll's; dirtyBy those read for a
 	// write, as many a second whatever the interval (budget.go)
@@ -158,13 +158,18 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		ch.spare, ch.spareSet = make([]bool, len(queues)), nil
 	}
 	isDue := unset(ch.spare[:cap(ch.spare)], ch.spareSet)[:len(queues)]
-	dueList := []int{}
+	dueList := ch.spareSet[:0] // the last poll's list, its flags cleared: its array again
+	if dueList == nil {
+		dueList = []int{}
+	}
 	out := make([]nodePlan, len(plans))
-	dueBy := make(map[string]int, len(plans))
 	total, due := 0, 0
+	for len(ch.outs) < len(plans) {
+		ch.outs = append(ch.outs, nil)
+	}
 	for pi, np := range plans {
 		out[pi] = np
-		out[pi].batches = make([]batch, 0, ch.dueBy[np.addr]+ch.dueBy[np.addr]/8)
+		out[pi].batches = ch.outs[pi][:0]
 		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
 		nodeQueues, changedQueues := 0, 0
 		owner, full := "", false // the batches of a plan share their owner: one look-up, not 16,384
@@ -213,9 +218,9 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 		if np.primary {
 			p.busyNode(np.addr, changedQueues, nodeQueues, len(np.batches)-len(out[pi].batches))
 		}
-		dueBy[np.addr] = len(out[pi].batches)
+		ch.outs[pi] = out[pi].batches
 	}
-	ch.dueBy, ch.spareSet = dueBy, dueList
+	ch.spareSet = dueList
 	clear(ch.dirty[:]) // every queue written is read now, or not listed yet (new: read when it is)
 	if float64(due) > mostChanged*float64(total) {
 		// most of it changed: read it all with the plan's built scripts

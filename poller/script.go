@@ -20,27 +20,36 @@ func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string
 		// edges, so the call stays small and no ZCOUNT per edge is run
 		edges = nil
 	}
-	keys := make([]string, 0, 3*len(b.queues))
-	args := make([]string, 0, 4+len(edges)+2*len(b.queues))
-	args = append(args, nowHint, strconv.Itoa(p.opt.PendingK), strconv.Itoa(p.opt.ActiveM), strconv.Itoa(len(edges)))
-	for _, e := range edges {
-		args = append(args, strconv.FormatInt(e, 10))
-	}
-	for i, q := range b.queues {
+	// the keys and arguments go into the command as they are made, with
+	// no slice of them of ours between (a poll's 1,000 scripts made two
+	// each, garbage once copied)
+	key := func(q string) keyspace.QueueKeys {
 		// built for the batches read, not kept for every queue (issue 24);
 		// discovery and --queues admit valid names only, so KeysOf cannot
 		// refuse here
 		k, _ := keyspace.KeysOf(q)
-		keys = append(keys, k.Pending, k.Active, k.Schedule)
-		if anyDetail {
+		return k
+	}
+	k := key(b.queues[0])
+	c := nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(3*len(b.queues))).Key(k.Pending, k.Active, k.Schedule)
+	for _, q := range b.queues[1:] {
+		k := key(q)
+		c = c.Key(k.Pending, k.Active, k.Schedule)
+	}
+	a := c.Arg(nowHint, strconv.Itoa(p.opt.PendingK), strconv.Itoa(p.opt.ActiveM), strconv.Itoa(len(edges)))
+	for _, e := range edges {
+		a = a.Arg(strconv.FormatInt(e, 10))
+	}
+	if anyDetail {
+		for i, q := range b.queues {
 			d := "0"
 			if b.detail[i] {
 				d = "1"
 			}
-			args = append(args, k.JobPrefix, d)
+			a = a.Arg(key(q).JobPrefix, d)
 		}
 	}
-	return nc.B().EvalshaRo().Sha1(snapshotSHA).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+	return a.Build()
 }
 
 // serverName reads "valkey 8.1.0" or "redis 7.0.15" from INFO server.
