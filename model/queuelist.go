@@ -105,9 +105,10 @@ func (l QueueList) Slice() []*Queue {
 // With is l with the queue at each place idx[k] replaced by qs[k]; idx
 // ascending. The chunks with no place in idx are l's, shared. When each
 // queue put has the name of the one it replaces (a new reading, as the
-// poller's are), the list keeps where it came from for WalkByName: from
-// l, or from the list l came from when l was made so too (the places of
-// both).
+// poller's are) and the places are few, the list keeps that it came from
+// l, for WalkByName. (From l only, never from the list l came from: a
+// poll's list came from the last poll's, which came from the one before,
+// and a walk is from the list a reader saw last.)
 func (l QueueList) With(idx []int, qs []*Queue) QueueList {
 	if len(idx) == 0 {
 		return l
@@ -128,14 +129,7 @@ func (l QueueList) With(idx []int, qs []*Queue) QueueList {
 	// kept while the places are few beside the chunks, where a walk of
 	// them is cheaper than a walk of the chunks (Compact moves up to
 	// 131,072 queues a call: those lists are walked by chunk)
-	few := func(places int) bool { return places <= len(l.chunks)/fewPlaces }
-	switch {
-	case !same:
-	case l.from != nil:
-		if few(len(l.from.idx) + len(idx)) {
-			out.from = &listFrom{chunks: l.from.chunks, n: l.from.n, idx: mergePlaces(l.from.idx, idx)}
-		}
-	case few(len(idx)):
+	if same && len(idx) <= len(l.chunks)/fewPlaces {
 		out.from = &listFrom{chunks: l.chunks, n: l.n, idx: slices.Clone(idx)}
 	}
 	return out
@@ -146,22 +140,6 @@ func (l QueueList) With(idx []int, qs []*Queue) QueueList {
 // what a chunk's table entry and its changed chunks cost it per chunk:
 // BenchmarkWalkByName, 0.12 ms for 1,000 places, 0.91 for 31,250 chunks).
 const fewPlaces = 4
-
-// mergePlaces is the places of two ascending lists, ascending, each once.
-func mergePlaces(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	for len(a) > 0 || len(b) > 0 {
-		switch {
-		case len(b) == 0 || (len(a) > 0 && a[0] < b[0]):
-			out, a = append(out, a[0]), a[1:]
-		case len(a) == 0 || b[0] < a[0]:
-			out, b = append(out, b[0]), b[1:]
-		default:
-			out, a, b = append(out, a[0]), a[1:], b[1:]
-		}
-	}
-	return out
-}
 
 // Shares reports whether l and m hold the very same chunk at place i's
 // (and so the same queues at every place of it), with no look at a queue.

@@ -73,7 +73,6 @@ func TestWalkByNameAgreesWithAMerge(t *testing.T) {
 		if few := len(idx) > 0 && len(idx) <= len(prev.chunks)/fewPlaces; cur.from.of(prev) != few {
 			t.Fatalf("round %d: %d places of %d chunks, made by With; says it came from prev: %v", round, len(idx), len(prev.chunks), !few)
 		}
-		fast := cur.from != nil
 		if round%3 == 1 { // and made again by With, as Compact does after a poll
 			var idx2 []int
 			var put2 []*Queue
@@ -82,9 +81,12 @@ func TestWalkByNameAgreesWithAMerge(t *testing.T) {
 					idx2, put2 = append(idx2, k), append(put2, &Queue{Name: q.Name})
 				}
 			}
+			mid := cur
 			cur = cur.With(idx2, put2)
-			if fast && len(idx)+len(idx2) <= len(prev.chunks)/fewPlaces && !cur.from.of(prev) {
-				t.Fatalf("round %d: a list made by With twice, %d and %d places, does not say it came from prev", round, len(idx), len(idx2))
+			// it came from mid, not from prev, which mid came from (the
+			// walk from prev is by chunk, below)
+			if len(idx2) > 0 && ((len(idx) > 0 && cur.from.of(prev)) || (len(idx2) <= len(prev.chunks)/fewPlaces) != cur.from.of(mid)) {
+				t.Fatalf("round %d: a list made by With of one made by With (%d and %d places): from prev %v, from the list between %v", round, len(idx), len(idx2), cur.from.of(prev), cur.from.of(mid))
 			}
 		}
 		if round%3 == 0 { // and queues come or go, in some rounds
