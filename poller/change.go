@@ -159,9 +159,6 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	}
 	isDue := unset(ch.spare[:cap(ch.spare)], ch.spareSet)[:len(queues)]
 	dueList := ch.spareSet[:0] // the last poll's list, its flags cleared: its array again
-	if dueList == nil {
-		dueList = []int{}
-	}
 	out := make([]nodePlan, len(plans))
 	total, due := 0, 0
 	for len(ch.outs) < len(plans) {

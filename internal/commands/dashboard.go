@@ -89,7 +89,7 @@ func LimitMemory() { limitMemoryWith(dashboardRoom) }
 func limitMemoryWith(room gcRoom) { limitOnce.Do(func() { limitMemory(room) }) }
 
 // limitOnce: one process, one tuner, however many dashboards it runs
-// (each run started a ticker of its own that never stopped).
+// (each run had started a tuner of its own that never stopped).
 var limitOnce sync.Once
 
 func limitMemory(room gcRoom) {
