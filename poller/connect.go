@@ -29,6 +29,7 @@ type Config struct {
 	Replicas    bool          // read snapshots from replicas where that is safe
 	ReadOnly    bool          // refuse every write command before it is sent
 	Standalone  bool          // skip cluster detection (the embedded demo server)
+	hold        *Hold         // the connections' reads under it (HeldDialer)
 }
 
 // ClientOption turns the configuration into valkey-go's options. The client
@@ -98,6 +99,9 @@ func (c Config) ClientOption() (valkey.ClientOption, error) {
 	// 11 MB of a 100,000-queue --once's 60
 	opt.ReadBufferEachConn, opt.WriteBufferEachConn = 64<<10, 64<<10
 	opt.DialCtxFn = dialGuarded // a reply over sane bounds fails its connection, never the process
+	if c.hold != nil {
+		opt.DialCtxFn = dialHeld(c.hold)
+	}
 	opt.ForceSingleClient = c.Standalone
 	opt.ClientName = "emqtop"
 	opt.ClusterOption.MaxMovedRedirections = echomq.MaxRedirects // never a redirection loop for ever
@@ -139,6 +143,16 @@ func (c Config) Dialer() func(addr string) (valkey.Client, error) {
 	return func(addr string) (valkey.Client, error) {
 		one := c
 		one.URL, one.Addrs, one.Standalone, one.Replicas = "", []string{addr}, true, false
+		return Connect(one)
+	}
+}
+
+// HeldDialer makes single-node clients as Dialer does, their connections'
+// reads under a Hold: a tracker's own (Options.DialHeld).
+func (c Config) HeldDialer() func(addr string, h *Hold) (valkey.Client, error) {
+	return func(addr string, h *Hold) (valkey.Client, error) {
+		one := c
+		one.URL, one.Addrs, one.Standalone, one.Replicas, one.hold = "", []string{addr}, true, false, h
 		return Connect(one)
 	}
 }

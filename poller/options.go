@@ -40,6 +40,11 @@ type Options struct {
 	// Dial makes a client for one node that the cluster client does not
 	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
 	Dial func(addr string) (valkey.Client, error)
+	// DialHeld makes a tracker's own client for one node, its connections'
+	// reads under h (Config.HeldDialer): the node's pushes are read at
+	// the poll, not as they come (hold.go). nil: a tracker takes a
+	// connection of the node's client, read as pushes come.
+	DialHeld func(addr string, h *Hold) (valkey.Client, error)
 	// Full reads every occupied slot each poll (--full); else a poll reads
 	// what changed (change.go).
 	Full bool

@@ -79,6 +79,11 @@ type respScanner struct {
 	skip  int64  // payload bytes, and its CRLF, still to come
 	stack []int64
 	err   error
+	// replies counts the values done at the top level that are not pushes
+	// (the replies; on written bytes, the commands); push: the value at the
+	// top level now is one
+	replies int64
+	push    bool
 }
 
 func (s *respScanner) scan(p []byte) error {
@@ -125,6 +130,9 @@ func (s *respScanner) header(h []byte) error {
 			return 0, &ReplyBoundError{What: fmt.Sprintf("declares a length that is not a number (%q)", limitBytes(h, 32))}
 		}
 		return n, nil
+	}
+	if len(s.stack) == 0 {
+		s.push = h[0] == '>'
 	}
 	switch h[0] {
 	case '+', '-', ':', '_', '#', ',', '(':
@@ -182,6 +190,9 @@ func (s *respScanner) done() {
 			return
 		}
 		s.stack = s.stack[:top]
+	}
+	if !s.push {
+		s.replies++
 	}
 }
 

@@ -177,9 +177,11 @@ func TestChangeDrivenAgreesWithFull(t *testing.T) {
 	}
 	w := &sideWorkload{c: c, queues: queues}
 	// both pollers on read-only clients of their own, as emqtop runs them
-	// (Dial: the promoted replica may not be among valkey-go's own nodes)
-	dial := Config{Addrs: cl.Addrs()}.Dialer()
-	change := New(ReadOnly(vtest.Client(t, cl)), Options{Pinned: queues, Sweep: time.Hour, TopologyEvery: 200 * time.Millisecond, Dial: dial})
+	// (Dial: the promoted replica may not be among valkey-go's own nodes),
+	// the trackers on held connections of their own (DialHeld)
+	cfg := Config{Addrs: cl.Addrs()}
+	dial := cfg.Dialer()
+	change := New(ReadOnly(vtest.Client(t, cl)), Options{Pinned: queues, Sweep: time.Hour, TopologyEvery: 200 * time.Millisecond, Dial: dial, DialHeld: cfg.HeldDialer()})
 	full := New(ReadOnly(vtest.Client(t, cl)), Options{Pinned: queues, Full: true, TopologyEvery: 200 * time.Millisecond, Dial: dial})
 	defer change.Close()
 	defer full.Close()

@@ -22,6 +22,10 @@ type Tracker struct {
 	addr string
 	id   int64 // the tracking connection's CLIENT ID
 	dc   valkey.DedicatedClient
+	// own and hold: a tracker on a client of its own (StartHeldTracker),
+	// its reads held between Syncs; nil for one on a node's client
+	own  valkey.Client
+	hold *Hold
 
 	mu    sync.Mutex
 	dirty map[uint16]struct{}
@@ -38,11 +42,35 @@ type Tracker struct {
 // A server that refuses (an ACL without client|tracking, no RESP3, the
 // embedded demo server) is an error: the caller polls in full.
 func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker, error) {
+	return startTracker(ctx, nc, addr, nil)
+}
+
+// StartHeldTracker opens the tracking connection on a client of its own,
+// made by dial, whose pushes are read at each Sync and not as they come
+// (hold.go): a write to the node no longer wakes the process.
+func StartHeldTracker(ctx context.Context, dial func(addr string, h *Hold) (valkey.Client, error), addr string) (*Tracker, error) {
+	h := new(Hold)
+	own, err := dial(addr, h)
+	if err != nil {
+		return nil, err
+	}
+	t, err := startTracker(ctx, own, addr, h)
+	if err != nil {
+		own.Close()
+		return nil, err
+	}
+	t.own = own
+	return t, nil
+}
+
+// startTracker starts tracking on a dedicated connection of nc; h, when
+// not nil, is held once tracking is on.
+func startTracker(ctx context.Context, nc valkey.Client, addr string, h *Hold) (*Tracker, error) {
 	// the connection is closed, never handed back to the pool: valkey-go
 	// would turn tracking off on it first and wait for the answer without
 	// a bound, and a tracker is closed when its node stopped answering
 	dc, _ := nc.Dedicate()
-	t := &Tracker{addr: addr, dc: dc, dirty: map[uint16]struct{}{}, queue: map[string]struct{}{}, keyed: map[string]struct{}{}, all: true}
+	t := &Tracker{addr: addr, dc: dc, hold: h, dirty: map[uint16]struct{}{}, queue: map[string]struct{}{}, keyed: map[string]struct{}{}, all: true}
 	done := dc.SetOnInvalidations(t.invalidated)
 	if done == nil {
 		dc.Close()
@@ -57,6 +85,9 @@ func StartTracker(ctx context.Context, nc valkey.Client, addr string) (*Tracker,
 		return nil, fmt.Errorf("%s: CLIENT TRACKING refused: %w", addr, err)
 	}
 	t.id = id
+	if h != nil {
+		h.hold()
+	}
 	go func() {
 		err, ok := <-done
 		if !ok || err == nil {
@@ -144,7 +175,9 @@ func isSetKey(key string) bool {
 // so it is queued on the tracking connection ahead of this PING's reply,
 // and valkey-go runs the hook in the connection's reading goroutine before
 // it hands the reply over. A tracker that cannot answer in time is lagging:
-// the caller treats it as lost.
+// the caller treats it as lost. A held tracker's PING is what its
+// connection is read for (the pushes held since the last Sync are read
+// then, in a few large reads, ahead of its reply).
 func (t *Tracker) Sync(ctx context.Context) error {
 	return t.dc.Do(ctx, t.dc.B().Ping().Build()).Error()
 }
@@ -167,5 +200,10 @@ func (t *Tracker) Alive() bool {
 // ID is the tracking connection's client id on its node.
 func (t *Tracker) ID() int64 { return t.id }
 
-// Close ends tracking and closes its connection.
-func (t *Tracker) Close() { t.dc.Close() }
+// Close ends tracking and closes its connection (and its own client).
+func (t *Tracker) Close() {
+	t.dc.Close()
+	if t.own != nil {
+		t.own.Close()
+	}
+}

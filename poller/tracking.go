@@ -148,7 +148,13 @@ func (p *Poller) vouch(vouched map[string]bool, now time.Time) {
 // refusal is retried in a minute, another failure in a few seconds.
 func (p *Poller) startTracking(nc valkey.Client, addr string, tr *tracking) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.opt.Timeout)
-	t, err := StartTracker(ctx, nc, addr)
+	var t *Tracker
+	var err error
+	if p.opt.DialHeld != nil {
+		t, err = StartHeldTracker(ctx, p.opt.DialHeld, addr)
+	} else {
+		t, err = StartTracker(ctx, nc, addr)
+	}
 	cancel()
 	ch := &p.ch
 	ch.mu.Lock()

@@ -73,7 +73,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	cfg := poller.Config{Addrs: env.Addrs, Timeout: 2 * time.Second, Standalone: env.Embedded, ReadOnly: r.readOnly}
-	opt := poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.pollWindow(), Dial: cfg.Dialer()}
+	opt := poller.Options{Target: env.Target(), Timeout: cfg.Timeout, Window: r.pollWindow(), Dial: cfg.Dialer(), DialHeld: cfg.HeldDialer()}
 	return runTUI(ctx, "emqtop demo", env.Label(), r, cfg, opt, stdout, stderr)
 }
 

@@ -94,7 +94,7 @@ func (r *rootFlags) pollerOptions(cfg poller.Config) (poller.Options, error) {
 		return poller.Options{}, fmt.Errorf("--budget %v: give a percent of one core, more than 0 and at most 100 (2 by default)", r.budget)
 	}
 	return poller.Options{Target: cfg.Target(), Timeout: cfg.Timeout, Pinned: pinned,
-		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer(), Full: r.full, Budget: r.budget / 100}, nil
+		Replicas: cfg.Replicas, Window: r.pollWindow(), Dial: cfg.Dialer(), DialHeld: cfg.HeldDialer(), Full: r.full, Budget: r.budget / 100}, nil
 }
 
 // pollWindow is the histogram's span the poller starts with: --window, or

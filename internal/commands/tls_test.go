@@ -14,12 +14,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/echomq/emqtop/echomq"
 	"github.com/echomq/emqtop/internal/testcluster"
+	"github.com/echomq/emqtop/keyspace"
+	"github.com/echomq/emqtop/poller"
 	"github.com/valkey-io/valkey-go"
 )
 
@@ -93,6 +96,26 @@ func TestTLSCluster(t *testing.T) {
 				t.Errorf("node %s: %s", n.Addr, n.Error)
 			}
 		}
+	}
+	// a tracker of the dashboard's, on a TLS connection the runtime's
+	// poller does not watch (poller/hold.go): the handshake is made over
+	// it, and a write is seen at the Sync after it
+	owner, _ := cl.Owner(int(keyspace.QueueSlot("orders")))
+	cfg := poller.Config{TLS: true, TLSCA: files.CA, Timeout: 5 * time.Second}
+	tr, err := poller.StartHeldTracker(bg, cfg.HeldDialer(), cl.Nodes[owner].TLSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	tr.Take() // a new tracker vouches for nothing
+	if _, err := echomq.Enqueue(bg, c, "orders", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Sync(bg); err != nil {
+		t.Fatal(err)
+	}
+	if slots, all, alive := tr.Take(); all || !alive || !slices.Equal(slots, []uint16{keyspace.QueueSlot("orders")}) {
+		t.Errorf("a held tracker over TLS gave %v, all %v, alive %v after a write and a Sync", slots, all, alive)
 	}
 	// without the CA the certificate is refused, with a clear error
 	var out, errb bytes.Buffer

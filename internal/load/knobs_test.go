@@ -47,6 +47,17 @@ var writesPerMille = func() float64 {
 // writtenPerSecond is how many of the seeded queues are written a second.
 func writtenPerSecond() int { return int(float64(queues) * writesPerMille / 1000) }
 
+// batchesPerSecond is how many batches the writer's writes of a second
+// come in [10]; EMQTOP_LOAD_BATCHES sets it (1000: spread as a busy
+// service's are, each node then telling its trackers of a write at most
+// every millisecond, not ten times a second).
+var batchesPerSecond = func() int {
+	if n, err := strconv.Atoi(os.Getenv("EMQTOP_LOAD_BATCHES")); err == nil && n > 0 {
+		return n
+	}
+	return 10
+}()
+
 // newPerSecond is how many queues the writer makes a second beside its
 // writes to the seeded ones [0]; EMQTOP_LOAD_NEW sets it: queues come (a
 // tenant's first job) as the dashboard runs, and discovery finds them.

@@ -60,9 +60,10 @@ func seed(b *testing.B, c valkey.Client) {
 }
 
 // write enqueues a job to perSecond queues picked at random a second, and
-// to newPerSecond queues never written before, in ten batches, until stop.
+// to newPerSecond queues never written before, in batchesPerSecond
+// batches, until stop.
 func write(c valkey.Client, perSecond int, stop <-chan struct{}) error {
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(time.Second / time.Duration(batchesPerSecond))
 	defer tick.Stop()
 	r := rand.New(rand.NewPCG(1, 2))
 	made, ticks := 0, 0
@@ -74,10 +75,10 @@ func write(c valkey.Client, perSecond int, stop <-chan struct{}) error {
 		}
 		ticks++
 		var names []string
-		for k := 0; k < perSecond/10; k++ {
+		for k := perSecond * (ticks - 1) / batchesPerSecond; k < perSecond*ticks/batchesPerSecond; k++ {
 			names = append(names, fmt.Sprintf("load-%07d", r.IntN(queues)))
 		}
-		for ; made < newPerSecond*ticks/10; made++ {
+		for ; made < newPerSecond*ticks/batchesPerSecond; made++ {
 			names = append(names, fmt.Sprintf("load-new-%07d", made))
 		}
 		var cmds valkey.Commands
@@ -186,12 +187,15 @@ func TestLoadChild(t *testing.T) {
 	}
 	commands.LimitMemory() // as the dashboard does
 	// one timeout for the connection and the poller, as --timeout gives
-	c, err := poller.Connect(poller.Config{Addrs: []string{addr}, ReadOnly: true, Timeout: 10 * time.Second})
+	cfg := poller.Config{Addrs: []string{addr}, ReadOnly: true, Timeout: 10 * time.Second}
+	c, err := poller.Connect(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	opt := poller.Options{Timeout: 10 * time.Second}
+	// the trackers on clients of their own, read at the poll, as the
+	// dashboard's (its root options)
+	opt := poller.Options{Timeout: 10 * time.Second, Dial: cfg.Dialer(), DialHeld: cfg.HeldDialer()}
 	// EMQTOP_LOAD_REDISCOVER: how often a pass may start ("1h": none after
 	// the first; a pass's cost to the client is the difference)
 	if d, err := time.ParseDuration(os.Getenv("EMQTOP_LOAD_REDISCOVER")); err == nil && d > 0 {
