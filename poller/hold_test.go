@@ -46,11 +46,10 @@ func unreadBytes(t *testing.T, lport, rport int) int {
 // clientPort is the local port of the connection the node knows as id.
 func clientPort(t *testing.T, conn *testcluster.Conn, id int64) int {
 	t.Helper()
-	v, err := conn.Do("CLIENT", "LIST", "ID", strconv.FormatInt(id, 10))
+	line, err := conn.String("CLIENT", "LIST", "ID", strconv.FormatInt(id, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, _ := v.(string)
 	for _, f := range strings.Fields(line) {
 		if a, ok := strings.CutPrefix(f, "addr="); ok {
 			_, p, _ := net.SplitHostPort(a)
