@@ -75,9 +75,10 @@ func TestPrimaryKilled(t *testing.T) {
 		return err == nil && n > 0
 	})
 	// Dial: the promoted replica may not be among valkey-go's own node
-	// clients yet; the dashboard sets it the same way
+	// clients yet; the dashboard sets it the same way, and DialHeld (its
+	// trackers' own held clients)
 	p := New(c, Options{Timeout: 500 * time.Millisecond, TopologyEvery: 500 * time.Millisecond,
-		Dial: Config{Addrs: cl.Addrs()}.Dialer()})
+		Dial: Config{Addrs: cl.Addrs()}.Dialer(), DialHeld: Config{Addrs: cl.Addrs()}.HeldDialer()})
 	defer p.Close()
 	if err := p.DiscoverAll(ctx); err != nil {
 		t.Fatal(err)
@@ -123,12 +124,16 @@ func TestNodePaused(t *testing.T) {
 		qs[fmt.Sprintf("q-%d", i)] = want{pending: 2}
 	}
 	fill(t, c, qs)
-	p := New(c, Options{Timeout: 300 * time.Millisecond})
+	// the trackers on held clients of their own, as the dashboard's: the
+	// paused node's tracker waits in the kernel for a PING's answer that
+	// does not come, and is closed all the same
+	p := New(c, Options{Timeout: 300 * time.Millisecond, DialHeld: Config{Addrs: cl.Addrs()}.HeldDialer()})
 	defer p.Close()
 	if err := p.DiscoverAll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pollN(t, p, 1) // the queues discovered by the last pass get their figures
+	pollN(t, p, 1)     // the queues discovered by the last pass get their figures
+	untilChanges(t, p) // every primary's tracker is on when the node stops
 	if err := cl.Pause(1); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +315,7 @@ func TestFailoverKeepsEveryQueue(t *testing.T) {
 	// discovery walks once, then not again for a long while: what a poll
 	// knows of the new primary is only what the old one held
 	p := New(c, Options{Timeout: time.Second, TopologyEvery: 200 * time.Millisecond, RediscoverEvery: time.Hour,
-		Dial: Config{Addrs: cl.Addrs()}.Dialer()})
+		Dial: Config{Addrs: cl.Addrs()}.Dialer(), DialHeld: Config{Addrs: cl.Addrs()}.HeldDialer()})
 	defer p.Close()
 	if err := p.DiscoverAll(ctx); err != nil {
 		t.Fatal(err)
