@@ -64,19 +64,28 @@ func box(st lipgloss.Style, title string, lines []string, w, h int) string {
 		t = " " + ansi.Truncate(title, max(0, in-4), "…") + " "
 	}
 	fill := in - 1 - ansi.StringWidth(t)
-	var b strings.Builder
-	b.WriteString(edge.Render(border.TopLeft + top))
-	b.WriteString(t)
-	b.WriteString(edge.Render(strings.Repeat(top, max(0, fill)) + border.TopRight))
+	head := edge.Render(border.TopLeft+top) + t + edge.Render(strings.Repeat(top, max(0, fill))+border.TopRight)
 	side := edge.Render(border.Left)
 	rside := edge.Render(border.Right)
+	// sized once (a frame's boxes grew their builders by doubling: a fifth
+	// of what a frame allocated)
+	size := 2 * len(head)
+	for _, l := range lines[:min(len(lines), h-2)] {
+		size += len(l)
+	}
+	size += (h - 2) * (len(side) + len(rside) + in + 1)
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(head)
 	for i := 0; i < h-2; i++ {
 		b.WriteByte('\n')
 		l := ""
 		if i < len(lines) {
 			l = lines[i]
 		}
-		b.WriteString(side + fit(l, in) + rside)
+		b.WriteString(side)
+		b.WriteString(fit(l, in))
+		b.WriteString(rside)
 	}
 	b.WriteByte('\n')
 	b.WriteString(edge.Render(border.BottomLeft + strings.Repeat(border.Bottom, in) + border.BottomRight))

@@ -141,6 +141,13 @@ func compose(ps []placed, h int) string {
 	rows := make([]string, h)
 	for y := range rows {
 		var b strings.Builder
+		size := 0 // the row's bytes at most as the panes' lines hold them, a padding each
+		for _, p := range ps {
+			if k := y - (p.r.y - 1); k >= 0 && k < p.r.h && k < len(p.lines) {
+				size += len(p.lines[k]) + p.r.w
+			}
+		}
+		b.Grow(size)
 		x := 0
 		for x >= 0 {
 			next := -1
