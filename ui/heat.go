@@ -45,7 +45,7 @@ type heatPane struct {
 	focused     bool
 	nodesBeside bool // the nodes pane is on screen: the legend may be short
 	cursor      int  // slot under the cursor, -1 before the first move
-	styles      map[[2]lipgloss.Color]termenv.Style
+	styles      map[[2]lipgloss.Color]styleWrap
 	mode        heatMode
 	levels      []int // each cell's brightness in the mode, set by View
 }
@@ -297,25 +297,32 @@ func (p *heatPane) down(c model.HeatCell) bool {
 func (p *heatPane) blocks(cells []model.HeatCell, cursor, sel int) []string {
 	prof := p.c.th.Renderer.ColorProfile()
 	if p.styles == nil {
-		p.styles = map[[2]lipgloss.Color]termenv.Style{}
+		p.styles = map[[2]lipgloss.Color]styleWrap{}
 	}
-	style := func(up, down lipgloss.Color) termenv.Style {
+	style := func(up, down lipgloss.Color) styleWrap {
 		k := [2]lipgloss.Color{up, down}
 		st, ok := p.styles[k]
 		if !ok {
-			st = prof.String().Foreground(prof.Color(string(up))).Background(prof.Color(string(down)))
+			st = wrapOf(prof.String().Foreground(prof.Color(string(up))).Background(prof.Color(string(down))))
 			p.styles[k] = st
 		}
 		return st
 	}
 	w, rows := p.mapW(), p.mapRows()
 	lines := make([]string, rows)
+	var b strings.Builder
 	for row := 0; row < rows; row++ {
-		var b strings.Builder
+		b.Reset()
+		b.Grow(w * 3) // the half blocks alone; the colours' sequences grow it once or twice
 		run, last := 0, [2]lipgloss.Color{}
 		flush := func() {
 			if run > 0 {
-				b.WriteString(style(last[0], last[1]).Styled(strings.Repeat("▀", run)))
+				st := style(last[0], last[1])
+				b.WriteString(st.pre)
+				for range run {
+					b.WriteString("▀")
+				}
+				b.WriteString(st.post)
 			}
 		}
 		for x := 0; x < w; x++ {
@@ -330,6 +337,16 @@ func (p *heatPane) blocks(cells []model.HeatCell, cursor, sel int) []string {
 		lines[row] = b.String()
 	}
 	return lines
+}
+
+// styleWrap is what a termenv style puts before and after the text it
+// styles, made once: Styled joins the style's parts and formats them anew
+// at each call (a run of the heatmap's cells each, every frame).
+type styleWrap struct{ pre, post string }
+
+func wrapOf(st termenv.Style) styleWrap {
+	pre, post, _ := strings.Cut(st.Styled("\x00"), "\x00")
+	return styleWrap{pre, post}
 }
 
 // scale says the mode and what each brightness means: "jobs per cell
