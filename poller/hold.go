@@ -62,8 +62,7 @@ func dialHeld(h *Hold) func(context.Context, string, *net.Dialer, *tls.Config) (
 				return nil, err
 			}
 		}
-		g := &guardedConn{Conn: c}
-		return &heldConn{Conn: g, g: g, h: h, closed: make(chan struct{})}, nil
+		return &heldConn{guardedConn: &guardedConn{Conn: c}, h: h, closed: make(chan struct{})}, nil
 	}
 }
 
@@ -91,11 +90,10 @@ func handshake(ctx context.Context, c net.Conn, dst string, d *net.Dialer, tc *t
 // heldConn is a connection whose reads wait while its Hold is held and it
 // owes no reply.
 type heldConn struct {
-	net.Conn
-	g         *guardedConn // Conn: its scanner counts the replies read
-	h         *Hold
-	closed    chan struct{}
-	closeOnce sync.Once
+	*guardedConn // its scanner counts the replies read
+	h            *Hold
+	closed       chan struct{}
+	closeOnce    sync.Once
 	// sent and replied: the commands written and the replies read, both
 	// under h.mu; w counts the commands in what is written
 	sent, replied int64
@@ -117,9 +115,9 @@ func (c *heldConn) Read(p []byte) (int, error) {
 			return 0, net.ErrClosed
 		}
 	}
-	n, err := c.Conn.Read(p)
+	n, err := c.guardedConn.Read(p)
 	c.h.mu.Lock()
-	c.replied = c.g.s.replies // its only reader is this goroutine
+	c.replied = c.s.replies // its only reader is this goroutine
 	c.h.mu.Unlock()
 	return n, err
 }
@@ -131,10 +129,10 @@ func (c *heldConn) Write(p []byte) (int, error) {
 	c.sent = c.w.replies
 	c.h.bump()
 	c.h.mu.Unlock()
-	return c.Conn.Write(p)
+	return c.guardedConn.Write(p)
 }
 
 func (c *heldConn) Close() error {
 	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Conn.Close()
+	return c.guardedConn.Close()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/internal/textgate"
 	"github.com/echomq/emqtop/theme"
@@ -146,4 +147,14 @@ func shortID(id string, w int) string {
 // position says which rows of n a list shows: "rows 12–18 of 36".
 func position(from, to, n int) string {
 	return fmt.Sprintf("rows %s–%s of %s", commas(int64(from+1)), commas(int64(to)), commas(int64(n)))
+}
+
+// styleWrap is what a termenv style puts before and after the text it
+// styles, made once: Styled joins the style's parts and formats them anew
+// at each call (a run of the heatmap's cells each, every frame).
+type styleWrap struct{ pre, post string }
+
+func wrapOf(st termenv.Style) styleWrap {
+	pre, post, _ := strings.Cut(st.Styled("\x00"), "\x00")
+	return styleWrap{pre, post}
 }

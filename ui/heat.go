@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
 	"github.com/echomq/emqtop/model"
 )
@@ -337,16 +336,6 @@ func (p *heatPane) blocks(cells []model.HeatCell, cursor, sel int) []string {
 		lines[row] = b.String()
 	}
 	return lines
-}
-
-// styleWrap is what a termenv style puts before and after the text it
-// styles, made once: Styled joins the style's parts and formats them anew
-// at each call (a run of the heatmap's cells each, every frame).
-type styleWrap struct{ pre, post string }
-
-func wrapOf(st termenv.Style) styleWrap {
-	pre, post, _ := strings.Cut(st.Styled("\x00"), "\x00")
-	return styleWrap{pre, post}
 }
 
 // scale says the mode and what each brightness means: "jobs per cell
