@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/echomq/emqtop/internal/gcstat"
 )
@@ -70,6 +71,9 @@ func BenchmarkCollectMillion(b *testing.B) {
 			}
 			b.ReportMetric(cpu/float64(b.N), "gc-cpu-ms/collection")
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+			all, live := h.logs.held()
+			b.ReportMetric(float64(all*int(unsafe.Sizeof(rec{})))/(1<<20), "logs-MB")
+			b.ReportMetric(float64(live*int(unsafe.Sizeof(rec{})))/(1<<20), "logs-live-MB")
 			runtime.KeepAlive(l)
 			runtime.KeepAlive(h)
 			runtime.KeepAlive(x)

@@ -36,9 +36,8 @@ type History struct {
 	coarseHd    int
 	prevMs      int64 // the poll before the latest
 	nowMs       int64
-	// firsts is what is left of the slab the series' first records are
-	// taken from (first)
-	firsts []rec
+	logs        logStore // the series' logs (logstore.go)
+	scratch     []rec    // compact's output, kept from call to call
 }
 
 // rec is a series' values from the poll at At on.
@@ -47,10 +46,12 @@ type rec struct {
 	v  [Metrics]int32
 }
 
-// series is one series' changes, oldest first, and what its trend needs
-// beyond them.
+// series is one series' changes, oldest first (n of them, at sp in the
+// logs; none yet when n is 0), and what its trend needs beyond them. No
+// pointer: a million of them are not the collector's to look into.
 type series struct {
-	log      []rec
+	sp       span
+	n        uint32
 	firstAt  int64 // ms it was first put
 	lastZero int64 // ms of the last poll its expired count was zero, -1 never
 }
@@ -82,7 +83,7 @@ var gapValues = [Metrics]int32{Gap, Gap, Gap, Gap, Gap}
 
 // NewHistory makes an empty history.
 func NewHistory() *History {
-	return &History{ids: NewNameTable(), fineHead: FineN - 1, coarseHd: CoarseN - 1}
+	return &History{ids: NewNameTable(), fineHead: FineN - 1, coarseHd: CoarseN - 1, logs: newLogStore()}
 }
 
 // Begin opens the poll taken at ms: the next fine slot, and a new coarse
@@ -96,7 +97,13 @@ func (h *History) Begin(ms int64) {
 		h.coarseHd = (h.coarseHd + 1) % CoarseN
 		h.coarseAt[h.coarseHd], h.coarseFirst[h.coarseHd] = start, ms
 	}
+	// chunks mostly moved out of are packed, a few a poll: what the
+	// logs hold stays within about twice what is live
+	h.logs.pack(packBudget)
 }
+
+// packBudget is the most live records a poll's Begin copies (4 MB).
+const packBudget = 1 << 17
 
 func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
 
@@ -137,57 +144,52 @@ func (h *History) Gap(name string) Past {
 // set appends a change; a value equal to the last one is no change.
 func (h *History) set(id int, c [Metrics]int32) {
 	s := &h.s[id]
-	if n := len(s.log); n > 0 {
-		last := s.log[n-1]
+	if s.n > 0 {
+		log := h.logs.recs(s.sp, s.n)
+		last := log[s.n-1]
 		switch {
 		case last.v == c:
 			return
-		case last.at == h.nowMs: // put twice in one poll: the later stands
-			s.log[n-1].v = c
+		case last.at == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
+			log[s.n-1].v = c
 			return
 		}
 		if last.v[MExpired] == 0 && h.prevMs > 0 {
 			s.lastZero = max(s.lastZero, h.prevMs) // it held until the poll before
 		}
-		if n == cap(s.log) {
-			s.log = h.compact(s.log)
+		if s.n == h.logs.room(s.sp) {
+			h.move(s, h.compact(log))
 		}
-	} else if cap(s.log) == 0 {
-		s.log = h.first()
+	} else {
+		// a series' first record: a span of one, the next change moves
+		// it to a span of its own size (most series of a million queues
+		// never change after it)
+		s.sp = h.logs.alloc(1)
 	}
-	s.log = append(s.log, rec{at: h.nowMs, v: c})
+	h.logs.recs(s.sp, s.n+1)[s.n] = rec{at: h.nowMs, v: c}
+	s.n++
 }
 
-// first is room for a series' first record, taken from a slab of them.
-// Most series of a million queues never change after it: each its own
-// 32-byte object, put in the order the polls read them, then pointed to
-// from queues in name order, was a cache miss to mark at every
-// collection, twice (the series and the queue's Past); a pointer into a
-// slab marks the slab, which is marked already. Its cap is 1, so the next
-// record goes to an array of the series' own (compact) and never into its
-// neighbour's; a slab lives while one of its records does, which holds
-// at most what the records took one by one.
-func (h *History) first() []rec {
-	if len(h.firsts) == 0 {
-		h.firsts = make([]rec, min(firstsSlab, max(16, len(h.s)/4)))
-	}
-	r := h.firsts[:0:1]
-	h.firsts = h.firsts[1:]
-	return r
+// move puts s's log, now log (compacted), in a new span with room for as
+// many changes again, and lets the old one go (its records stay as they
+// were for the views that name it).
+func (h *History) move(s *series, log []rec) {
+	n := uint32(len(log))
+	sp := h.logs.alloc(max(4, 2*n))
+	copy(h.logs.recs(sp, n), log)
+	h.logs.release(s.sp)
+	s.sp, s.n = sp, n
 }
-
-// firstsSlab is the most records a slab of first records holds (128 KB).
-const firstsSlab = 4096
 
 // compact drops the changes no read can reach any more (before the oldest
 // bucket, but the one in effect at its start) and reduces those older than
 // the fine past to what their bucket's figures need: per bucket its first
 // and final change, pending's lowest and highest, the last with a value.
-// It returns a new array: a snapshot's view of the old one stays whole.
+// The result is h's scratch, valid until the next call.
 func (h *History) compact(log []rec) []rec {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
 	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].at > horizon })-1)
-	var out []rec
+	out := h.scratch[:0]
 	for i < len(log) && log[i].at < fineStart {
 		j, b := i, bucketOf(log[i].at)
 		for j < len(log) && log[j].at < fineStart && bucketOf(log[j].at) == b {
@@ -196,8 +198,9 @@ func (h *History) compact(log []rec) []rec {
 		out = reduce(out, log[i:j])
 		i = j
 	}
-	n := len(out) + len(log) - i
-	return append(append(make([]rec, 0, max(4, 2*n)), out...), log[i:]...)
+	out = append(out, log[i:]...)
+	h.scratch = out
+	return out
 }
 
 // oldest is the oldest time a ring holds (0 when none).
@@ -258,42 +261,45 @@ func clamp32(x int64) int32 {
 	return int32(min(max(x, 0), 1<<31-1))
 }
 
-// Past is one series' changes as a poll left them: a view that later polls
-// never change (the history appends past its end, and compacts into a new
-// array), so a snapshot can carry it to a screen, which derives the
-// figures it shows (Clock.Trend, Clock.Spark, Clock.Series) for the rows it
-// draws, and no poll derives them for every queue. The zero Past is a
-// series never put: no past.
+// Past is one series' changes as a poll left them: it names them (the
+// series, its span in the history's logs, how many changes it had), and
+// later polls never change what it names (logstore.go), so a snapshot can
+// carry it to a screen, which derives the figures it shows (Clock.Trend,
+// Clock.Spark, Clock.Series, with the Clock of the same snapshot) for the
+// rows it draws, and no poll derives them for every queue. No pointer: a
+// million queues' pasts are not the collector's to look into. The zero
+// Past is a series never put: no past.
 type Past struct {
-	log      []rec
+	id       uint32 // the series' place in its history, plus one (0: never put)
+	sp       span
+	n        uint32 // the changes it had; gapBit: the last is a gap
+	lastAt   int64  // the last change's time
 	firstAt  int64
 	lastZero int64
 }
 
+// gapBit is set in Past.n when the series' last change is a gap.
+const gapBit = 1 << 31
+
 // Known reports whether the series was ever put.
-func (p Past) Known() bool { return p.log != nil }
+func (p Past) Known() bool { return p.id != 0 }
 
 // LastChangeMs is the time of the series' latest change (0 for no past).
-func (p Past) LastChangeMs() int64 {
-	if len(p.log) == 0 {
-		return 0
-	}
-	return p.log[len(p.log)-1].at
-}
+func (p Past) LastChangeMs() int64 { return p.lastAt }
 
 // Gapped reports whether the series has no value now: never put, or a
 // gap last.
-func (p Past) Gapped() bool {
-	return len(p.log) == 0 || p.log[len(p.log)-1].v == gapValues
-}
+func (p Past) Gapped() bool { return p.id == 0 || p.n&gapBit != 0 }
 
 // Holds reports whether the series' latest values are v (as Put takes
-// them), so that putting them would be no change.
-func (p Past) Holds(v [Metrics]int64) bool {
-	if len(p.log) == 0 {
+// them), so that putting them would be no change; p is one of h's.
+func (h *History) Holds(p Past, v [Metrics]int64) bool {
+	id := int(p.id) - 1
+	if id < 0 || id >= len(h.s) || h.s[id].n == 0 {
 		return false
 	}
-	last := p.log[len(p.log)-1].v
+	s := &h.s[id]
+	last := h.logs.recs(s.sp, s.n)[s.n-1].v
 	for m, x := range v {
 		if clamp32(x) != last[m] {
 			return false
@@ -314,7 +320,42 @@ func (h *History) Past(name string) Past {
 
 func (h *History) pastOf(id int) Past {
 	s := &h.s[id]
-	return Past{log: s.log[:len(s.log):len(s.log)], firstAt: s.firstAt, lastZero: s.lastZero}
+	p := Past{id: uint32(id) + 1, sp: s.sp, n: s.n, firstAt: s.firstAt, lastZero: s.lastZero}
+	if s.n > 0 {
+		last := h.logs.recs(s.sp, s.n)[s.n-1]
+		p.lastAt = last.at
+		if last.v == gapValues {
+			p.n |= gapBit
+		}
+	}
+	return p
+}
+
+// view is a Past's changes, read from a Clock's chunks.
+type view struct {
+	log      []rec
+	firstAt  int64
+	lastZero int64
+}
+
+// view is p's changes as c's chunks hold them (none for a Past c's
+// history did not give, or a span it no longer has).
+func (c *Clock) view(p Past) view {
+	v := view{firstAt: p.firstAt, lastZero: p.lastZero}
+	n := p.n &^ gapBit
+	if p.id == 0 || int(p.sp.chunk) >= len(c.logs) {
+		return v
+	}
+	ch := c.logs[p.sp.chunk]
+	if int(p.sp.slot) >= len(ch.off) {
+		return v
+	}
+	o := uint64(ch.off[p.sp.slot])
+	if o+uint64(n) > uint64(len(ch.recs)) {
+		return v
+	}
+	v.log = ch.recs[o : o+uint64(n) : o+uint64(n)]
+	return v
 }
 
 // Clock is the polls a history has seen, oldest first (0 where none yet):
@@ -323,11 +364,15 @@ type Clock struct {
 	fineAt              [FineN]int64
 	coarse, coarseFirst [CoarseN]int64
 	nowMs               int64
+	// logs are the history's chunks as they were: what the Pasts of the
+	// same poll name (a later poll's Clock reads them too, as a carried
+	// queue's Past names a span that stays where it was)
+	logs []chunkView
 }
 
 // Clock is the polls so far, for a snapshot.
 func (h *History) Clock() Clock {
-	c := Clock{nowMs: h.nowMs}
+	c := Clock{nowMs: h.nowMs, logs: h.logs.view()}
 	for k := 1; k <= FineN; k++ {
 		c.fineAt[k-1] = h.fineAt[(h.fineHead+k)%FineN]
 	}

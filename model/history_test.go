@@ -60,7 +60,10 @@ func reference(polls []refPoll, name string) Series {
 // over polls at uneven intervals, with gaps, series appearing late,
 // series left alone (a carried queue: it keeps its value), series that
 // change at every poll, and more polls and minutes than either ring holds.
+// The logs' chunks are made small, so that spans move between them and
+// chunks are packed and let go all along (logstore.go).
 func TestHistoryHoldsToTheReference(t *testing.T) {
+	smallChunks(t, 16)
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := NewHistory()
 	var polls []refPoll
@@ -125,14 +128,15 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 		t.Error("a view of poll 1500 changed with the polls after it")
 	}
 	c := h.Clock()
-	f := c.fine(&Past{log: h.s[idOf(h, "orders")].log})
+	v := c.view(h.Past("orders"))
+	f := c.fine(&v)
 	if sp := h.Spark("orders", MPending, 10); len(sp) != 10 || sp[9] != f[FineN-1].V[MPending] {
 		t.Errorf("spark %v", sp)
 	}
 	// a series that changes at every poll keeps what its hour needs, not
 	// every change: at most the fine polls and five changes a bucket, and
 	// as many again before the next compaction
-	if n := len(h.s[idOf(h, "orders")].log); n > 2*(FineN+5*CoarseN+1) {
+	if n := h.s[idOf(h, "orders")].n; n > 2*(FineN+5*CoarseN+1) {
 		t.Errorf("a series changed at every poll keeps %d changes", n)
 	}
 }
@@ -331,10 +335,10 @@ func idOf(h *History, name string) int {
 	return id
 }
 
-// The series' first records share slabs: a series' next change never
-// writes into its neighbour's record, and a view of the first poll says
-// what it said after every series changed.
-func TestFirstRecordsShareASlab(t *testing.T) {
+// The series' first records share a chunk, a span of one record each: a
+// series' next change never writes into its neighbour's record, and a view
+// of the first poll says what it said after every series changed.
+func TestFirstRecordsShareAChunk(t *testing.T) {
 	h := NewHistory()
 	const n = 300
 	name := func(i int) string { return fmt.Sprintf("q-%03d", i) }
@@ -346,8 +350,10 @@ func TestFirstRecordsShareASlab(t *testing.T) {
 	for i := range n {
 		views[i] = h.Past(name(i))
 	}
-	if &views[0].log[0] == &views[n-1].log[0] || cap(views[0].log) != 1 {
-		t.Fatal("the first records are not one slab's slots of one record each")
+	for i := range n {
+		if views[i].sp.chunk != views[0].sp.chunk || h.logs.room(views[i].sp) != 1 {
+			t.Fatal("the first records are not one chunk's spans of one record each")
+		}
 	}
 	h.Begin(2000)
 	for i := range n {
@@ -372,9 +378,7 @@ func TestFirstRecordsShareASlab(t *testing.T) {
 // Put and Gap are the series' Past after them, as Past says it.
 func TestPutAndGapAreThePast(t *testing.T) {
 	h := NewHistory()
-	same := func(a, b Past) bool {
-		return len(a.log) == len(b.log) && (len(a.log) == 0 || &a.log[0] == &b.log[0]) && a.firstAt == b.firstAt && a.lastZero == b.lastZero
-	}
+	same := func(a, b Past) bool { return a == b }
 	for i := range 40 {
 		h.Begin(int64(1000 * (i + 1)))
 		if p := h.Put("a", [Metrics]int64{int64(i % 7), 1, int64(i % 2)}); !same(p, h.Past("a")) || !p.Known() {

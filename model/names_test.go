@@ -71,7 +71,7 @@ func TestHistoryOneHash(t *testing.T) {
 			}
 			continue
 		}
-		if !p.Holds([Metrics]int64{int64(i), 1, 0, 0, 9}) {
+		if !h.Holds(p, [Metrics]int64{int64(i), 1, 0, 0, 9}) {
 			t.Errorf("q-%d does not hold its values", i)
 		}
 	}

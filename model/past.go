@@ -7,7 +7,7 @@ import "sort"
 
 // at is the series' values at time ms: the last change at or before it,
 // Gap before its first.
-func (p *Past) at(ms int64) [Metrics]int32 {
+func (p *view) at(ms int64) [Metrics]int32 {
 	i := sort.Search(len(p.log), func(i int) bool { return p.log[i].at > ms })
 	if i == 0 {
 		return gapValues
@@ -36,7 +36,7 @@ type Bucket struct {
 
 // fine is the series' values at the last FineN polls, oldest first; a
 // sample with AtMs 0 is no poll.
-func (c *Clock) fine(p *Past) (out [FineN]Sample) {
+func (c *Clock) fine(p *view) (out [FineN]Sample) {
 	i := -1 // the change in effect at the poll, walked forward
 	for k, at := range c.fineAt {
 		out[k].AtMs = at
@@ -59,7 +59,7 @@ func (c *Clock) fine(p *Past) (out [FineN]Sample) {
 
 // bucket is the series over coarse bucket b (oldest first): what it held
 // at the bucket's first poll, then each change in it.
-func (c *Clock) bucket(p *Past, b int) Bucket {
+func (c *Clock) bucket(p *view, b int) Bucket {
 	start, first := c.coarse[b], c.coarseFirst[b]
 	out := Bucket{AtMs: start, PendMin: Gap, PendMax: Gap, Pending: Gap, Active: Gap, Expired: Gap, OldestS: Gap}
 	apply := func(v [Metrics]int32) {
@@ -82,8 +82,9 @@ func (c *Clock) bucket(p *Past, b int) Bucket {
 }
 
 // Series is a series' whole past, for a screen.
-func (c *Clock) Series(p Past) Series {
+func (c *Clock) Series(past Past) Series {
 	var s Series
+	p := c.view(past)
 	for _, x := range c.fine(&p) {
 		if x.AtMs != 0 {
 			s.Fine = append(s.Fine, x)
@@ -106,8 +107,9 @@ func (c *Clock) Spark(p Past) []int32 {
 	return c.buckets(p, MPending, SparkBuckets)
 }
 
-func (c *Clock) spark(p Past, m, n int) []int32 {
+func (c *Clock) spark(past Past, m, n int) []int32 {
 	n = min(n, FineN)
+	p := c.view(past)
 	f := c.fine(&p)
 	out := make([]int32, n)
 	for k := range out {
@@ -123,7 +125,8 @@ func (c *Clock) spark(p Past, m, n int) []int32 {
 // SparkBuckets is how many buckets a queue's Spark has.
 const SparkBuckets = 12
 
-func (c *Clock) buckets(p Past, m, n int) []int32 {
+func (c *Clock) buckets(past Past, m, n int) []int32 {
+	p := c.view(past)
 	f := c.fine(&p)
 	out := make([]int32, n)
 	per := FineN / n

@@ -11,7 +11,6 @@ func (h *History) PutQueue(q *Queue, v [Metrics]int64) {
 		if !ok {
 			id = h.add(q.Name)
 		}
-		q.series = uint32(id) + 1
 	}
 	q.Past = h.put(id, v)
 }
@@ -25,7 +24,6 @@ func (h *History) GapQueue(q *Queue) {
 			q.Past = Past{}
 			return
 		}
-		q.series = uint32(id) + 1
 	}
 	h.set(id, gapValues)
 	q.Past = h.pastOf(id)
@@ -34,7 +32,7 @@ func (h *History) GapQueue(q *Queue) {
 // carried is the series q carries, when it is this history's series of
 // q's name (a queue from another history's polls carries another's).
 func (h *History) carried(q *Queue) (int, bool) {
-	id := int(q.series) - 1
+	id := int(q.Past.id) - 1
 	if id < 0 || id >= len(h.s) || h.ids.Name(id) != q.Name {
 		return 0, false
 	}

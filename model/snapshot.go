@@ -31,7 +31,7 @@ const (
 
 // Queue is one queue as a snapshot saw it.
 type Queue struct {
-	// the fields that hold pointers first, in the first 48 bytes: the
+	// the fields that hold pointers first, in the first 40 bytes: the
 	// collector reads a queue's pointer words at every collection, and
 	// together they lie in one cache line, or two, not three (a million
 	// queues' slabs are read whole at each collection otherwise)
@@ -43,9 +43,12 @@ type Queue struct {
 	// with SetJobs
 	Jobs *Jobs
 	Err  string // this queue failed (a key of the wrong type, say); its counts are 0, not figures
-	// Past is the queue's past, from the poller's history: with the
-	// snapshot's Clock it gives the queue's trend, sparkline and whole
-	// past (Snapshot.Trend, Spark, Series), derived for what is shown.
+	// Past is the queue's past, from the poller's history: it names the
+	// queue's series there (a new reading of the queue takes it from the
+	// last, CarryPast, so the history finds the series with no look-up of
+	// the name among a million), and with the snapshot's Clock it gives
+	// the queue's trend, sparkline and whole past (Snapshot.Trend, Spark,
+	// Series), derived for what is shown. No pointer in it.
 	Past      Past
 	Pending   int64
 	Active    int64
@@ -84,12 +87,6 @@ type Queue struct {
 	// copy made outside the store keeps its original's, which only makes
 	// that slab look fuller than it is
 	slab uint32
-	// series is the queue's series in the history that put it, plus one
-	// (0: not known): a new reading of the queue takes it from the last
-	// (CarryPast), so the history finds the series with no look-up of the
-	// name among a million (a cache miss or three each, 2 ms a poll at a
-	// million queues). Four bytes of what was padding: still 176.
-	series uint32
 }
 
 // CarryPast gives q, a new reading of prev's queue (the same name), prev's
@@ -97,7 +94,7 @@ type Queue struct {
 // nothing the history keeps is no change to it, and one that did is put
 // with no look-up of the name.
 func (q *Queue) CarryPast(prev *Queue) {
-	q.Past, q.series = prev.Past, prev.series
+	q.Past = prev.Past
 }
 
 // Jobs are a queue's job lists and lease histogram, read in detail.

@@ -46,11 +46,12 @@ func (d Direction) String() string {
 const TrendMin = 10 * time.Second
 
 // Trend derives a series' figures at the latest poll.
-func (c *Clock) Trend(p Past) Trend {
+func (c *Clock) Trend(past Past) Trend {
 	var t Trend
-	if !p.Known() {
+	if !past.Known() {
 		return t
 	}
+	p := c.view(past)
 	f := c.fine(&p)
 	var r2 float64
 	t.PendingNet, r2, t.NetOK = c.netRate(&f, MPending, time.Minute)
@@ -150,7 +151,7 @@ const TrendSettles = longBuckets*CoarseStep + time.Minute
 // longRate is pending's net rate over the last five minutes: from the
 // coarse bucket about five minutes back (its last value) to now, or, with
 // less past, over the fine samples.
-func (c *Clock) longRate(p *Past, f *[FineN]Sample) (float64, time.Duration, bool) {
+func (c *Clock) longRate(p *view, f *[FineN]Sample) (float64, time.Duration, bool) {
 	now := f[FineN-1].V[MPending]
 	for k := longBuckets; k >= 1; k-- {
 		b := CoarseN - 1 - k

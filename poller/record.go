@@ -24,7 +24,7 @@ func (p *Poller) record(s *model.Snapshot) {
 				return
 			}
 			h.GapQueue(q)
-		} else if v := values(q); !q.Past.Holds(v) {
+		} else if v := values(q); !h.Holds(q.Past, v) {
 			h.PutQueue(q, v)
 		}
 	}
