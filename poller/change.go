@@ -75,7 +75,11 @@ type changes struct {
 	// outs: the arrays of the batches a poll reads, by plan, kept from
 	// poll to poll (a poll is done with its batches when the next one
 	// chooses; made each poll they were 0.18 MB of its 3.2 at a million)
-	outs    [][]batch
+	outs [][]batch
+	// parts: the arrays the batches read in part are cut from, kept from
+	// poll to poll as outs are (a thousand batches of a queue or two a
+	// poll, three slices each, were 3,000 objects a poll)
+	parts   partArena
 	read    string
 	why     map[string]int
 	sweepBy map[string]int // the queues the sweep reads, by node
@@ -124,6 +128,7 @@ func (p *Poller) fullWhy() string {
 // need reading. It records in p.ch which queues carry over and why.
 func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []string, plans []nodePlan, clients map[string]valkey.Client) []nodePlan {
 	ch := &p.ch
+	ch.parts.reset()
 	ch.read, ch.why, ch.due, ch.dueList, ch.full, ch.sweepBy = model.ReadFull, map[string]int{}, nil, nil, map[string]string{}, map[string]int{}
 	ch.wholeBy, ch.dirtyBy = map[string]int{}, map[string]int{}
 	if !ch.stretchSet {
@@ -196,7 +201,7 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 			due++
 			ch.why[r]++
 			if part != nil {
-				b = b.part(part)
+				b = b.part(part, &ch.parts)
 			}
 			switch r {
 			case model.ReadSweep:
@@ -318,16 +323,43 @@ func (p *Poller) reason(b batch, full bool, nowMs int64) (why string, part []int
 
 // part is the batch of the queues at ks only; the others' readings carry
 // over.
-func (b batch) part(ks []int) batch {
+func (b batch) part(ks []int, a *partArena) batch {
 	// ks is ascending and without repeats (reason): only the parts read
 	// are touched, not the whole batch (its arrays are cold: a batch of 61
 	// queues walked for the one written was most of this poll's misses)
-	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home,
-		queues: make([]string, len(ks)), idx: make([]int, len(ks)), detail: make([]bool, len(ks))}
+	out := batch{slot: b.slot, owner: b.owner, hist: b.hist, home: b.home}
+	out.queues, out.idx, out.detail = a.cut(len(ks))
 	for j, k := range ks {
 		out.queues[j], out.idx[j], out.detail[j] = b.queues[k], b.idx[k], b.detail[k]
 	}
 	return out
+}
+
+// partArena is where a poll's batches read in part take their arrays:
+// cut from three arrays, which the next poll cuts from again (the last
+// poll's batches are done with by then, as its outs are). An array that
+// fills is left to the batches cut from it and a new one, twice as long,
+// is cut from next.
+type partArena struct {
+	queues []string
+	idx    []int
+	detail []bool
+}
+
+func (a *partArena) reset() {
+	clear(a.queues) // the names are not held past the poll that read them
+	a.queues, a.idx, a.detail = a.queues[:0], a.idx[:0], a.detail[:0]
+}
+
+// cut is n places of each array.
+func (a *partArena) cut(n int) ([]string, []int, []bool) {
+	if len(a.queues)+n > cap(a.queues) {
+		c := max(2*cap(a.queues), n, 64)
+		a.queues, a.idx, a.detail = make([]string, 0, c), make([]int, 0, c), make([]bool, 0, c)
+	}
+	k := len(a.queues)
+	a.queues, a.idx, a.detail = a.queues[:k+n], a.idx[:k+n], a.detail[:k+n]
+	return a.queues[k : k+n : k+n], a.idx[k : k+n : k+n], a.detail[k : k+n : k+n]
 }
 
 // moved marks the slots whose owner changed since the last poll: a
