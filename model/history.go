@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -38,11 +39,16 @@ type History struct {
 	nowMs       int64
 	logs        logStore // the series' logs (logstore.go)
 	scratch     []rec    // compact's output, kept from call to call
+	// base is the time records count from (rec.at): the first poll's,
+	// moved on when the polls near what 31 bits of ms hold (rebase)
+	base int64
 }
 
-// rec is a series' values from the poll at At on.
+// rec is a series' values from the poll at at on: at is ms after the
+// history's base (History.base), so that a record is 24 bytes, not 32 (an
+// hour at a million queues holds six million of them).
 type rec struct {
-	at int64
+	at int32
 	v  [Metrics]int32
 }
 
@@ -90,7 +96,13 @@ func NewHistory() *History {
 // bucket when ms enters one. Every series keeps its value there until Put
 // or Gap says otherwise.
 func (h *History) Begin(ms int64) {
+	if h.nowMs == 0 {
+		h.base = ms
+	}
 	h.prevMs, h.nowMs = h.nowMs, ms
+	if ms-h.base > rebaseAfter {
+		h.rebase()
+	}
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
 	if start := bucketOf(ms); h.coarseAt[h.coarseHd] != start {
@@ -106,6 +118,32 @@ func (h *History) Begin(ms int64) {
 const packBudget = 1 << 17
 
 func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
+
+// ms is a record's time; rel is time ms as a record holds it.
+func (h *History) ms(r rec) int64     { return h.base + int64(r.at) }
+func (h *History) rel(ms int64) int32 { return int32(max(ms-h.base, math.MinInt32)) }
+
+// rebaseAfter is how far the polls go from the base before it is moved
+// on (12 days: 31 bits of ms hold 24); a var so that a test can rebase
+// often.
+var rebaseAfter = int64(1 << 30)
+
+// rebase moves the base on to the oldest bucket's start, a bucket before
+// (a record older than the oldest bucket is read only as the value in
+// effect when it began, and keeps its order): every chunk is
+// copied with its records counted from the new base (a Clock made before
+// keeps the old chunks and base, so a snapshot's pasts say what they
+// said). A record older than the new base by more than 31 bits hold is
+// set at the earliest they do: it is before the oldest bucket either way.
+func (h *History) rebase() {
+	nb := h.nowMs - (CoarseN+1)*CoarseStep.Milliseconds()
+	d := nb - h.base
+	if d <= 0 {
+		return
+	}
+	h.logs.each(func(r *rec) { r.at = int32(max(int64(r.at)-d, math.MinInt32)) })
+	h.base = nb
+}
 
 // Put records a series' values from the poll Begin opened on, and is its
 // Past then (one look-up of the name, not two).
@@ -150,7 +188,7 @@ func (h *History) set(id int, c [Metrics]int32) {
 		switch {
 		case last.v == c:
 			return
-		case last.at == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
+		case h.ms(last) == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
 			log[s.n-1].v = c
 			return
 		}
@@ -166,7 +204,7 @@ func (h *History) set(id int, c [Metrics]int32) {
 		// never change after it)
 		s.sp = h.logs.alloc(1)
 	}
-	h.logs.recs(s.sp, s.n+1)[s.n] = rec{at: h.nowMs, v: c}
+	h.logs.recs(s.sp, s.n+1)[s.n] = rec{at: h.rel(h.nowMs), v: c}
 	s.n++
 }
 
@@ -188,11 +226,11 @@ func (h *History) move(s *series, log []rec) {
 // The result is h's scratch, valid until the next call.
 func (h *History) compact(log []rec) []rec {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
-	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].at > horizon })-1)
+	i := max(0, sort.Search(len(log), func(i int) bool { return h.ms(log[i]) > horizon })-1)
 	out := h.scratch[:0]
-	for i < len(log) && log[i].at < fineStart {
-		j, b := i, bucketOf(log[i].at)
-		for j < len(log) && log[j].at < fineStart && bucketOf(log[j].at) == b {
+	for i < len(log) && h.ms(log[i]) < fineStart {
+		j, b := i, bucketOf(h.ms(log[i]))
+		for j < len(log) && h.ms(log[j]) < fineStart && bucketOf(h.ms(log[j])) == b {
 			j++
 		}
 		out = reduce(out, log[i:j])
@@ -323,7 +361,7 @@ func (h *History) pastOf(id int) Past {
 	p := Past{id: uint32(id) + 1, sp: s.sp, n: s.n, firstAt: s.firstAt, lastZero: s.lastZero}
 	if s.n > 0 {
 		last := h.logs.recs(s.sp, s.n)[s.n-1]
-		p.lastAt = last.at
+		p.lastAt = h.ms(last)
 		if last.v == gapValues {
 			p.n |= gapBit
 		}
@@ -331,9 +369,11 @@ func (h *History) pastOf(id int) Past {
 	return p
 }
 
-// view is a Past's changes, read from a Clock's chunks.
+// view is a Past's changes, read from a Clock's chunks, their times
+// counted from base.
 type view struct {
 	log      []rec
+	base     int64
 	firstAt  int64
 	lastZero int64
 }
@@ -341,7 +381,7 @@ type view struct {
 // view is p's changes as c's chunks hold them (none for a Past c's
 // history did not give, or a span it no longer has).
 func (c *Clock) view(p Past) view {
-	v := view{firstAt: p.firstAt, lastZero: p.lastZero}
+	v := view{base: c.base, firstAt: p.firstAt, lastZero: p.lastZero}
 	n := p.n &^ gapBit
 	if p.id == 0 || int(p.sp.chunk) >= len(c.logs) {
 		return v
@@ -368,11 +408,12 @@ type Clock struct {
 	// same poll name (a later poll's Clock reads them too, as a carried
 	// queue's Past names a span that stays where it was)
 	logs []chunkView
+	base int64 // the time the chunks' records count from
 }
 
 // Clock is the polls so far, for a snapshot.
 func (h *History) Clock() Clock {
-	c := Clock{nowMs: h.nowMs, logs: h.logs.view()}
+	c := Clock{nowMs: h.nowMs, logs: h.logs.view(), base: h.base}
 	for k := 1; k <= FineN; k++ {
 		c.fineAt[k-1] = h.fineAt[(h.fineHead+k)%FineN]
 	}

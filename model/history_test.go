@@ -61,9 +61,13 @@ func reference(polls []refPoll, name string) Series {
 // series left alone (a carried queue: it keeps its value), series that
 // change at every poll, and more polls and minutes than either ring holds.
 // The logs' chunks are made small, so that spans move between them and
-// chunks are packed and let go all along (logstore.go).
+// chunks are packed and let go all along (logstore.go), and the records'
+// base moves on every ten minutes once the polls are past an hour (rebase).
 func TestHistoryHoldsToTheReference(t *testing.T) {
 	smallChunks(t, 16)
+	was := rebaseAfter
+	rebaseAfter = 10 * 60 * 1000
+	t.Cleanup(func() { rebaseAfter = was })
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := NewHistory()
 	var polls []refPoll
@@ -126,6 +130,9 @@ func TestHistoryHoldsToTheReference(t *testing.T) {
 	}
 	if !equalSeries(viewClock.Series(view), viewSaid) {
 		t.Error("a view of poll 1500 changed with the polls after it")
+	}
+	if h.base == polls[0].at {
+		t.Error("the records' base never moved: the test proves nothing of rebase")
 	}
 	c := h.Clock()
 	v := c.view(h.Past("orders"))

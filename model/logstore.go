@@ -145,6 +145,23 @@ func (c *logChunk) packed() *logChunk {
 	return p
 }
 
+// each copies every chunk, its live spans packed, and calls f on each of
+// their records (History.rebase); the bump chunk too, so a new one is
+// started after.
+func (l *logStore) each(f func(*rec)) {
+	for i, c := range l.chunks {
+		if c == nil {
+			continue
+		}
+		p := c.packed()
+		for k := range p.recs {
+			f(&p.recs[k])
+		}
+		l.chunks[i] = p
+	}
+	l.bump, l.views = -1, nil
+}
+
 // view is the chunks as a Clock reads them: made again only when one
 // moved since the last.
 func (l *logStore) view() []chunkView {

@@ -76,3 +76,61 @@ func TestCarriedPastAfterPacking(t *testing.T) {
 		t.Fatal("no carried series' chunk was packed: the test proves nothing")
 	}
 }
+
+// The records' base moves on (rebase) and what every Past says stays:
+// a Clock made before reads the chunks and base it was given, the newest
+// reads the copies, a series put once at the start (its record now far
+// before the base) still says its value, and one put at every poll its
+// last minute.
+func TestRebaseKeepsWhatPastsSay(t *testing.T) {
+	was := rebaseAfter
+	rebaseAfter = 10 * 60 * 1000 // ten minutes
+	t.Cleanup(func() { rebaseAfter = was })
+	h := NewHistory()
+	const start = int64(1_700_000_000_000)
+	h.Begin(start)
+	quiet := h.Put("quiet", [Metrics]int64{7, 1})
+	var mid Clock
+	var midPast Past
+	busyAt := func(c Clock, i int) { // busy's last minute, at poll i
+		t.Helper()
+		s := c.Series(h.Past("busy"))
+		for k, x := range s.Fine {
+			j := int64(i - (FineN - 1) + k)
+			if x.AtMs != start+j*1000 || x.V != [Metrics]int32{int32(j % 50), 2} {
+				t.Fatalf("poll %d: busy, sample %d: %+v, want %d at %d", i, k, x, j%50, start+j*1000)
+			}
+		}
+	}
+	moves := 0
+	for i := 1; i <= 3*3600; i++ { // three hours of a poll a second
+		before := h.base
+		h.Begin(start + int64(i)*1000)
+		h.Put("busy", [Metrics]int64{int64(i % 50), 2})
+		if h.base != before && i > FineN {
+			moves++
+			busyAt(h.Clock(), i) // its last minute was written before the move
+		}
+		if i == 3600 {
+			mid, midPast = h.Clock(), h.Past("busy")
+		}
+	}
+	if moves < 5 {
+		t.Fatalf("the base moved %d times in three hours, want one in ten minutes", moves)
+	}
+	c := h.Clock()
+	if s := c.Series(quiet); len(s.Fine) != FineN || s.Fine[FineN-1].V != [Metrics]int32{7, 1} || s.Fine[0].V != [Metrics]int32{7, 1} {
+		t.Fatalf("the series put at the start reads %+v", s.Fine)
+	}
+	if quiet.LastChangeMs() != start {
+		t.Errorf("its last change at %d, want %d", quiet.LastChangeMs(), start)
+	}
+	busyAt(c, 3*3600)
+	m := mid.Series(midPast)
+	if last := m.Fine[FineN-1]; last.AtMs != start+3600*1000 || last.V != [Metrics]int32{3600 % 50, 2} {
+		t.Errorf("the view of the first hour now says %+v", last)
+	}
+	if len(m.Coarse) == 0 || m.Coarse[len(m.Coarse)-1].Pending != 3600%50 {
+		t.Errorf("the view of the first hour's buckets now say %+v", m.Coarse)
+	}
+}

@@ -5,10 +5,13 @@ import "sort"
 // The read side of the history: a series' figures from its Past and the
 // Clock of the polls, for a screen, a JSON line or a test.
 
+// ms is the time of the view's change i.
+func (p *view) ms(i int) int64 { return p.base + int64(p.log[i].at) }
+
 // at is the series' values at time ms: the last change at or before it,
 // Gap before its first.
 func (p *view) at(ms int64) [Metrics]int32 {
-	i := sort.Search(len(p.log), func(i int) bool { return p.log[i].at > ms })
+	i := sort.Search(len(p.log), func(i int) bool { return p.ms(i) > ms })
 	if i == 0 {
 		return gapValues
 	}
@@ -44,13 +47,13 @@ func (c *Clock) fine(p *view) (out [FineN]Sample) {
 			continue
 		}
 		if i < 0 {
-			i = sort.Search(len(p.log), func(i int) bool { return p.log[i].at > at }) - 1
+			i = sort.Search(len(p.log), func(i int) bool { return p.ms(i) > at }) - 1
 		}
-		for i+1 < len(p.log) && p.log[i+1].at <= at {
+		for i+1 < len(p.log) && p.ms(i+1) <= at {
 			i++
 		}
 		out[k].V = gapValues
-		if i >= 0 && p.log[i].at <= at {
+		if i >= 0 && p.ms(i) <= at {
 			out[k].V = p.log[i].v
 		}
 	}
@@ -75,7 +78,7 @@ func (c *Clock) bucket(p *view, b int) Bucket {
 	}
 	apply(p.at(first))
 	end := start + CoarseStep.Milliseconds()
-	for i := sort.Search(len(p.log), func(i int) bool { return p.log[i].at > first }); i < len(p.log) && p.log[i].at < end; i++ {
+	for i := sort.Search(len(p.log), func(i int) bool { return p.ms(i) > first }); i < len(p.log) && p.ms(i) < end; i++ {
 		apply(p.log[i].v)
 	}
 	return out
