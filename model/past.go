@@ -5,6 +5,105 @@ import "sort"
 // The read side of the history: a series' figures from its Past and the
 // Clock of the polls, for a screen, a JSON line or a test.
 
+// Past is one series' changes as a poll left them: it names them (the
+// series, its span in the history's logs, how many changes it had), and
+// later polls never change what it names (logstore.go), so a snapshot can
+// carry it to a screen, which derives the figures it shows (Clock.Trend,
+// Clock.Spark, Clock.Series, with the Clock of the same snapshot) for the
+// rows it draws, and no poll derives them for every queue. No pointer: a
+// million queues' pasts are not the collector's to look into. The zero
+// Past is a series never put: no past.
+type Past struct {
+	id       uint32 // the series' place in its history, plus one (0: never put)
+	sp       span
+	n        uint32 // the changes it had; gapBit: the last is a gap
+	lastAt   int64  // the last change's time
+	firstAt  int64
+	lastZero int64
+}
+
+// gapBit is set in Past.n when the series' last change is a gap.
+const gapBit = 1 << 31
+
+// Known reports whether the series was ever put.
+func (p Past) Known() bool { return p.id != 0 }
+
+// LastChangeMs is the time of the series' latest change (0 for no past).
+func (p Past) LastChangeMs() int64 { return p.lastAt }
+
+// Gapped reports whether the series has no value now: never put, or a
+// gap last.
+func (p Past) Gapped() bool { return p.id == 0 || p.n&gapBit != 0 }
+
+// Holds reports whether the series' latest values are v (as Put takes
+// them), so that putting them would be no change; p is one of h's.
+func (h *History) Holds(p Past, v [Metrics]int64) bool {
+	id := int(p.id) - 1
+	if id < 0 || id >= len(h.s) || h.s[id].n == 0 {
+		return false
+	}
+	s := &h.s[id]
+	last := h.logs.recs(s.sp, s.n)[s.n-1].v
+	for m, x := range v {
+		if clamp32(x) != last[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// Past is the named series' past as of now; the zero Past for a name never
+// put.
+func (h *History) Past(name string) Past {
+	id, ok := h.ids.ID(name)
+	if !ok {
+		return Past{}
+	}
+	return h.pastOf(id)
+}
+
+func (h *History) pastOf(id int) Past {
+	s := &h.s[id]
+	p := Past{id: uint32(id) + 1, sp: s.sp, n: s.n, firstAt: s.firstAt, lastZero: s.lastZero}
+	if s.n > 0 {
+		last := h.logs.recs(s.sp, s.n)[s.n-1]
+		p.lastAt = h.ms(last)
+		if last.v == gapValues {
+			p.n |= gapBit
+		}
+	}
+	return p
+}
+
+// view is a Past's changes, read from a Clock's chunks, their times
+// counted from base.
+type view struct {
+	log      []rec
+	base     int64
+	firstAt  int64
+	lastZero int64
+}
+
+// view is p's changes as c's chunks hold them (none for a Past c's
+// history did not give, or a span it no longer has).
+func (c *Clock) view(p Past) view {
+	v := view{base: c.base, firstAt: p.firstAt, lastZero: p.lastZero}
+	n := p.n &^ gapBit
+	if p.id == 0 || int(p.sp.chunk) >= len(c.logs) {
+		return v
+	}
+	ch := c.logs[p.sp.chunk]
+	if int(p.sp.slot) >= len(ch.off) {
+		return v
+	}
+	o := uint64(ch.off[p.sp.slot])
+	if o+uint64(n) > uint64(len(ch.recs)) {
+		return v
+	}
+	v.log = ch.recs[o : o+uint64(n) : o+uint64(n)]
+	return v
+}
+
 // ms is the time of the view's change i.
 func (p *view) ms(i int) int64 { return p.base + int64(p.log[i].at) }
 
