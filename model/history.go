@@ -39,13 +39,10 @@ type History struct {
 	nowMs       int64
 	logs        logStore // the series' logs (logstore.go)
 	scratch     []rec    // compact's output, kept from call to call
-	// base is the time records count from (rec.at): the first poll's,
-	// moved on when the polls near what 31 bits of ms hold (rebase)
-	base int64
 }
 
-// rec is a series' values from the poll at at on: at is ms after the
-// history's base (History.base), so that a record is 24 bytes, not 32 (an
+// rec is a series' values from the poll at at on: at is ms after its
+// chunk's base (logChunk.base), so that a record is 24 bytes, not 32 (an
 // hour at a million queues holds six million of them).
 type rec struct {
 	at int32
@@ -96,13 +93,7 @@ func NewHistory() *History {
 // bucket when ms enters one. Every series keeps its value there until Put
 // or Gap says otherwise.
 func (h *History) Begin(ms int64) {
-	if h.nowMs == 0 {
-		h.base = ms
-	}
 	h.prevMs, h.nowMs = h.nowMs, ms
-	if ms-h.base > rebaseAfter {
-		h.rebase()
-	}
 	h.fineHead = (h.fineHead + 1) % FineN
 	h.fineAt[h.fineHead] = ms
 	if start := bucketOf(ms); h.coarseAt[h.coarseHd] != start {
@@ -110,40 +101,15 @@ func (h *History) Begin(ms int64) {
 		h.coarseAt[h.coarseHd], h.coarseFirst[h.coarseHd] = start, ms
 	}
 	// chunks mostly moved out of are packed, a few a poll: what the
-	// logs hold stays within about twice what is live
-	h.logs.pack(packBudget)
+	// logs hold stays within about twice what is live; and a chunk whose
+	// base nears what 31 bits of ms hold is copied with a new one
+	h.logs.pack(packBudget, ms)
 }
 
 // packBudget is the most live records a poll's Begin copies (4 MB).
 const packBudget = 1 << 17
 
 func bucketOf(ms int64) int64 { return ms - ms%CoarseStep.Milliseconds() }
-
-// ms is a record's time; rel is time ms as a record holds it.
-func (h *History) ms(r rec) int64     { return h.base + int64(r.at) }
-func (h *History) rel(ms int64) int32 { return int32(max(ms-h.base, math.MinInt32)) }
-
-// rebaseAfter is how far the polls go from the base before it is moved
-// on (12 days: 31 bits of ms hold 24); a var so that a test can rebase
-// often.
-var rebaseAfter = int64(1 << 30)
-
-// rebase moves the base on to the oldest bucket's start, a bucket before
-// (a record older than the oldest bucket is read only as the value in
-// effect when it began, and keeps its order): every chunk is
-// copied with its records counted from the new base (a Clock made before
-// keeps the old chunks and base, so a snapshot's pasts say what they
-// said). A record older than the new base by more than 31 bits hold is
-// set at the earliest they do: it is before the oldest bucket either way.
-func (h *History) rebase() {
-	nb := h.nowMs - (CoarseN+1)*CoarseStep.Milliseconds()
-	d := nb - h.base
-	if d <= 0 {
-		return
-	}
-	h.logs.each(func(r *rec) { r.at = int32(max(int64(r.at)-d, math.MinInt32)) })
-	h.base = nb
-}
 
 // Put records a series' values from the poll Begin opened on, and is its
 // Past then (one look-up of the name, not two).
@@ -183,12 +149,12 @@ func (h *History) Gap(name string) Past {
 func (h *History) set(id int, c [Metrics]int32) {
 	s := &h.s[id]
 	if s.n > 0 {
-		log := h.logs.recs(s.sp, s.n)
+		log, base := h.logs.recs(s.sp, s.n)
 		last := log[s.n-1]
 		switch {
 		case last.v == c:
 			return
-		case h.ms(last) == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
+		case base+int64(last.at) == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
 			log[s.n-1].v = c
 			return
 		}
@@ -196,41 +162,62 @@ func (h *History) set(id int, c [Metrics]int32) {
 			s.lastZero = max(s.lastZero, h.prevMs) // it held until the poll before
 		}
 		if s.n == h.logs.room(s.sp) {
-			h.move(s, h.compact(log))
+			h.move(s, h.compact(log, base), base)
 		}
 	} else {
 		// a series' first record: a span of one, the next change moves
 		// it to a span of its own size (most series of a million queues
 		// never change after it)
-		s.sp = h.logs.alloc(1)
+		s.sp = h.logs.alloc(1, h.nowMs)
 	}
-	h.logs.recs(s.sp, s.n+1)[s.n] = rec{at: h.rel(h.nowMs), v: c}
+	log, base := h.logs.recs(s.sp, s.n+1)
+	log[s.n] = rec{at: relTo(base, h.nowMs), v: c}
 	s.n++
 }
 
-// move puts s's log, now log (compacted), in a new span with room for as
-// many changes again, and lets the old one go (its records stay as they
-// were for the views that name it).
-func (h *History) move(s *series, log []rec) {
+// move puts s's log, now log (compacted, counted from base), in a new
+// span with room for as many changes again, counted from its chunk's
+// base, and lets the old one go (its records stay as they were for the
+// views that name it).
+func (h *History) move(s *series, log []rec, base int64) {
 	n := uint32(len(log))
-	sp := h.logs.alloc(max(4, 2*n))
-	copy(h.logs.recs(sp, n), log)
+	sp := h.logs.alloc(max(4, 2*n), h.nowMs)
+	to, nb := h.logs.recs(sp, n)
+	copy(to, log)
+	shift(to, base, nb)
 	h.logs.release(s.sp)
 	s.sp, s.n = sp, n
+}
+
+// relTo is time ms as a record of a chunk with base counts it; a time
+// more than 31 bits of ms before the base is the earliest they hold (it is
+// before the oldest bucket either way, read only as the value in effect).
+func relTo(base, ms int64) int32 { return int32(max(ms-base, math.MinInt32)) }
+
+// shift counts recs, counted from base, from nb instead.
+func shift(recs []rec, base, nb int64) {
+	if base == nb {
+		return
+	}
+	for k := range recs {
+		recs[k].at = relTo(nb, base+int64(recs[k].at))
+	}
 }
 
 // compact drops the changes no read can reach any more (before the oldest
 // bucket, but the one in effect at its start) and reduces those older than
 // the fine past to what their bucket's figures need: per bucket its first
 // and final change, pending's lowest and highest, the last with a value.
-// The result is h's scratch, valid until the next call.
-func (h *History) compact(log []rec) []rec {
+// log's times count from base. The result is h's scratch, valid until the
+// next call, counted from base too.
+func (h *History) compact(log []rec, base int64) []rec {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
-	i := max(0, sort.Search(len(log), func(i int) bool { return h.ms(log[i]) > horizon })-1)
+	ms := func(r rec) int64 { return base + int64(r.at) }
+	i := max(0, sort.Search(len(log), func(i int) bool { return ms(log[i]) > horizon })-1)
 	out := h.scratch[:0]
-	for i < len(log) && h.ms(log[i]) < fineStart {
-		j, b := i, bucketOf(h.ms(log[i]))
-		for j < len(log) && h.ms(log[j]) < fineStart && bucketOf(h.ms(log[j])) == b {
+	for i < len(log) && ms(log[i]) < fineStart {
+		j, b := i, bucketOf(ms(log[i]))
+		for j < len(log) && ms(log[j]) < fineStart && bucketOf(ms(log[j])) == b {
 			j++
 		}
 		out = reduce(out, log[i:j])
@@ -309,12 +296,11 @@ type Clock struct {
 	// same poll name (a later poll's Clock reads them too, as a carried
 	// queue's Past names a span that stays where it was)
 	logs []chunkView
-	base int64 // the time the chunks' records count from
 }
 
 // Clock is the polls so far, for a snapshot.
 func (h *History) Clock() Clock {
-	c := Clock{nowMs: h.nowMs, logs: h.logs.view(), base: h.base}
+	c := Clock{nowMs: h.nowMs, logs: h.logs.view()}
 	for k := 1; k <= FineN; k++ {
 		c.fineAt[k-1] = h.fineAt[(h.fineHead+k)%FineN]
 	}

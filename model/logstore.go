@@ -30,12 +30,15 @@ type logStore struct {
 	// views is what the last Clock was given, nil once anything it
 	// holds moved (a slot added, a chunk made or copied)
 	views []chunkView
+	// rebased counts the chunks copied with a new base (for the tests)
+	rebased int
 }
 
 // logChunk is one chunk: what a view reads (recs, off) and what only the
 // History's owner reads (caps, used, live).
 type logChunk struct {
 	recs []rec    // fixed length: never appended to, so never moved
+	base int64    // the time its records count from (rec.at)
 	off  []uint32 // each slot's span start in recs; a slot's entry is never changed once a view has it
 	caps []uint32 // each slot's span length, 0 once it is dead (the writer's alone)
 	used uint32   // recs cut from recs so far
@@ -47,6 +50,7 @@ type logChunk struct {
 type chunkView struct {
 	recs []rec
 	off  []uint32
+	base int64
 }
 
 // deadSlot is a packed chunk's start of a slot that spans nothing: a view
@@ -62,10 +66,11 @@ func newLogStore() logStore { return logStore{bump: -1} }
 // span is a series' place: chunk and slot.
 type span struct{ chunk, slot uint32 }
 
-// alloc cuts a span of n records; the log is empty there.
-func (l *logStore) alloc(n uint32) span {
+// alloc cuts a span of n records at time nowMs; the log is empty there.
+// A chunk started now counts its records from now.
+func (l *logStore) alloc(n uint32, nowMs int64) span {
 	if l.bump < 0 || l.chunks[l.bump].used+n > uint32(len(l.chunks[l.bump].recs)) {
-		l.bump = l.newChunk(max(chunkRecs, int(n)))
+		l.bump = l.newChunk(max(chunkRecs, int(n)), nowMs)
 	}
 	c := l.chunks[l.bump]
 	sp := span{uint32(l.bump), uint32(len(c.off))}
@@ -78,8 +83,8 @@ func (l *logStore) alloc(n uint32) span {
 	return sp
 }
 
-func (l *logStore) newChunk(n int) int {
-	c := &logChunk{recs: make([]rec, n)}
+func (l *logStore) newChunk(n int, base int64) int {
+	c := &logChunk{recs: make([]rec, n), base: base}
 	l.views = nil
 	if k := len(l.free); k > 0 {
 		i := l.free[k-1]
@@ -105,33 +110,60 @@ func (l *logStore) release(sp span) {
 	}
 }
 
-// room is the span's length; recs is its records (the writer's view).
+// room is the span's length; recs is its records (the writer's view) and
+// the time they count from.
 func (l *logStore) room(sp span) uint32 { return l.chunks[sp.chunk].caps[sp.slot] }
 
-func (l *logStore) recs(sp span, n uint32) []rec {
+func (l *logStore) recs(sp span, n uint32) ([]rec, int64) {
 	c := l.chunks[sp.chunk]
 	o := c.off[sp.slot]
-	return c.recs[o : o+n : o+c.caps[sp.slot]]
+	return c.recs[o : o+n : o+c.caps[sp.slot]], c.base
 }
 
-// pack copies the sparsest chunks (less than half of what was cut from
-// them still live) into arrays of their live spans, at most budget
-// records a call; the bump chunk is left as it is.
-func (l *logStore) pack(budget int) {
+// rebaseAfter is how long a chunk counts its records from one base (12
+// days: 31 bits of ms hold 24); a var so that a test can rebase often.
+var rebaseAfter = int64(1 << 30)
+
+// pack copies, at most budget records a call, the sparsest chunks (less
+// than half of what was cut from them still live) into arrays of their
+// live spans, and the chunks whose base is rebaseAfter old with a new one:
+// the start of the oldest bucket a minute before, as of nowMs. A bump
+// chunk that old is left to fill no more (pack takes it next).
+func (l *logStore) pack(budget int, nowMs int64) {
+	whole := budget
+	if l.bump >= 0 && nowMs-l.chunks[l.bump].base > rebaseAfter {
+		l.bump = -1
+	}
 	for i, c := range l.chunks {
-		if c == nil || i == l.bump || c.live*2 >= c.used || int(c.live) > budget {
+		if c == nil || i == l.bump {
+			continue
+		}
+		old := nowMs-c.base > rebaseAfter
+		if c.n == 0 {
+			l.chunks[i] = nil
+			l.free = append(l.free, uint32(i))
+			l.views = nil
+			continue
+		}
+		if (!old && c.live*2 >= c.used) || (int(c.live) > budget && budget < whole) {
 			continue
 		}
 		budget -= int(c.live)
-		l.chunks[i] = c.packed()
+		base := c.base
+		if old {
+			base = nowMs - (CoarseN+1)*CoarseStep.Milliseconds()
+			l.rebased++
+		}
+		l.chunks[i] = c.packed(base)
 		l.views = nil
 	}
 }
 
 // packed is c with its live spans copied, in slot order, into an array of
-// their length; dead slots keep their number and span nothing.
-func (c *logChunk) packed() *logChunk {
-	p := &logChunk{recs: make([]rec, c.live), off: make([]uint32, len(c.off)), caps: c.caps, live: c.live, used: c.live, n: c.n}
+// their length, its records counted from base; dead slots keep their
+// number and span nothing.
+func (c *logChunk) packed(base int64) *logChunk {
+	p := &logChunk{recs: make([]rec, c.live), base: base, off: make([]uint32, len(c.off)), caps: c.caps, live: c.live, used: c.live, n: c.n}
 	at := uint32(0)
 	for s, n := range c.caps {
 		if n == 0 {
@@ -139,27 +171,11 @@ func (c *logChunk) packed() *logChunk {
 			continue
 		}
 		copy(p.recs[at:at+n], c.recs[c.off[s]:c.off[s]+n])
+		shift(p.recs[at:at+n], c.base, base)
 		p.off[s] = at
 		at += n
 	}
 	return p
-}
-
-// each copies every chunk, its live spans packed, and calls f on each of
-// their records (History.rebase); the bump chunk too, so a new one is
-// started after.
-func (l *logStore) each(f func(*rec)) {
-	for i, c := range l.chunks {
-		if c == nil {
-			continue
-		}
-		p := c.packed()
-		for k := range p.recs {
-			f(&p.recs[k])
-		}
-		l.chunks[i] = p
-	}
-	l.bump, l.views = -1, nil
 }
 
 // view is the chunks as a Clock reads them: made again only when one
@@ -169,7 +185,7 @@ func (l *logStore) view() []chunkView {
 		l.views = make([]chunkView, len(l.chunks))
 		for i, c := range l.chunks {
 			if c != nil {
-				l.views[i] = chunkView{recs: c.recs, off: c.off[:len(c.off):len(c.off)]}
+				l.views[i] = chunkView{recs: c.recs, off: c.off[:len(c.off):len(c.off)], base: c.base}
 			}
 		}
 	}

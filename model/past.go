@@ -43,7 +43,8 @@ func (h *History) Holds(p Past, v [Metrics]int64) bool {
 		return false
 	}
 	s := &h.s[id]
-	last := h.logs.recs(s.sp, s.n)[s.n-1].v
+	log, _ := h.logs.recs(s.sp, s.n)
+	last := log[s.n-1].v
 	for m, x := range v {
 		if clamp32(x) != last[m] {
 			return false
@@ -66,8 +67,9 @@ func (h *History) pastOf(id int) Past {
 	s := &h.s[id]
 	p := Past{id: uint32(id) + 1, sp: s.sp, n: s.n, firstAt: s.firstAt, lastZero: s.lastZero}
 	if s.n > 0 {
-		last := h.logs.recs(s.sp, s.n)[s.n-1]
-		p.lastAt = h.ms(last)
+		log, base := h.logs.recs(s.sp, s.n)
+		last := log[s.n-1]
+		p.lastAt = base + int64(last.at)
 		if last.v == gapValues {
 			p.n |= gapBit
 		}
@@ -87,7 +89,7 @@ type view struct {
 // view is p's changes as c's chunks hold them (none for a Past c's
 // history did not give, or a span it no longer has).
 func (c *Clock) view(p Past) view {
-	v := view{base: c.base, firstAt: p.firstAt, lastZero: p.lastZero}
+	v := view{firstAt: p.firstAt, lastZero: p.lastZero}
 	n := p.n &^ gapBit
 	if p.id == 0 || int(p.sp.chunk) >= len(c.logs) {
 		return v
@@ -100,7 +102,7 @@ func (c *Clock) view(p Past) view {
 	if o+uint64(n) > uint64(len(ch.recs)) {
 		return v
 	}
-	v.log = ch.recs[o : o+uint64(n) : o+uint64(n)]
+	v.log, v.base = ch.recs[o:o+uint64(n):o+uint64(n)], ch.base
 	return v
 }
 
