@@ -49,6 +49,9 @@ type rec struct {
 	v  [Metrics]int32
 }
 
+// ms is r's time, in a chunk whose records count from base.
+func (r rec) ms(base int64) int64 { return base + int64(r.at) }
+
 // series is one series' changes, oldest first (n of them, at sp in the
 // logs; none yet when n is 0), and what its trend needs beyond them. No
 // pointer: a million of them are not the collector's to look into.
@@ -154,7 +157,7 @@ func (h *History) set(id int, c [Metrics]int32) {
 		switch {
 		case last.v == c:
 			return
-		case base+int64(last.at) == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
+		case last.ms(base) == h.nowMs: // put twice in one poll: the later stands (no view has it yet)
 			log[s.n-1].v = c
 			return
 		}
@@ -200,7 +203,7 @@ func shift(recs []rec, base, nb int64) {
 		return
 	}
 	for k := range recs {
-		recs[k].at = relTo(nb, base+int64(recs[k].at))
+		recs[k].at = relTo(nb, recs[k].ms(base))
 	}
 }
 
@@ -212,12 +215,11 @@ func shift(recs []rec, base, nb int64) {
 // next call, counted from base too.
 func (h *History) compact(log []rec, base int64) []rec {
 	horizon, fineStart := h.oldest(h.coarseAt[:], h.coarseHd, CoarseN), h.oldest(h.fineAt[:], h.fineHead, FineN)
-	ms := func(r rec) int64 { return base + int64(r.at) }
-	i := max(0, sort.Search(len(log), func(i int) bool { return ms(log[i]) > horizon })-1)
+	i := max(0, sort.Search(len(log), func(i int) bool { return log[i].ms(base) > horizon })-1)
 	out := h.scratch[:0]
-	for i < len(log) && ms(log[i]) < fineStart {
-		j, b := i, bucketOf(ms(log[i]))
-		for j < len(log) && ms(log[j]) < fineStart && bucketOf(ms(log[j])) == b {
+	for i < len(log) && log[i].ms(base) < fineStart {
+		j, b := i, bucketOf(log[i].ms(base))
+		for j < len(log) && log[j].ms(base) < fineStart && bucketOf(log[j].ms(base)) == b {
 			j++
 		}
 		out = reduce(out, log[i:j])

@@ -191,15 +191,3 @@ func (l *logStore) view() []chunkView {
 	}
 	return l.views
 }
-
-// held is how many records the chunks hold, cut or not, and how many of
-// them are in live spans.
-func (l *logStore) held() (all, live int) {
-	for _, c := range l.chunks {
-		if c != nil {
-			all += len(c.recs)
-			live += int(c.live)
-		}
-	}
-	return all, live
-}

@@ -132,3 +132,15 @@ func TestRebaseKeepsWhatPastsSay(t *testing.T) {
 		t.Errorf("the view of the first hour's buckets now say %+v", m.Coarse)
 	}
 }
+
+// held is how many records the chunks hold, cut or not, and how many of
+// them are in live spans.
+func (l *logStore) held() (all, live int) {
+	for _, c := range l.chunks {
+		if c != nil {
+			all += len(c.recs)
+			live += int(c.live)
+		}
+	}
+	return all, live
+}

@@ -69,7 +69,7 @@ func (h *History) pastOf(id int) Past {
 	if s.n > 0 {
 		log, base := h.logs.recs(s.sp, s.n)
 		last := log[s.n-1]
-		p.lastAt = base + int64(last.at)
+		p.lastAt = last.ms(base)
 		if last.v == gapValues {
 			p.n |= gapBit
 		}
@@ -107,7 +107,7 @@ func (c *Clock) view(p Past) view {
 }
 
 // ms is the time of the view's change i.
-func (p *view) ms(i int) int64 { return p.base + int64(p.log[i].at) }
+func (p *view) ms(i int) int64 { return p.log[i].ms(p.base) }
 
 // at is the series' values at time ms: the last change at or before it,
 // Gap before its first.
