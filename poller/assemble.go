@@ -33,7 +33,7 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 		ni, known := byAddr[r.plan.addr]
 		snap.Poll.Commands += r.commands
 		snap.Poll.RoundTrips += r.trips
-		snap.Poll.Scripts += len(r.plan.batches)
+		snap.Poll.Scripts += r.scripts
 		if r.err != nil {
 			msg := errText(r.err, p.opt.Timeout)
 			p.mu.Lock() // refreshTopology reads st.err
@@ -47,14 +47,14 @@ func (p *Poller) assemble(topo *model.Topology, queues []string, results []nodeR
 			st.lastGood, st.latency = now, r.latency
 			if r.plan.primary {
 				a := r.plan.addr
-				st.cost.account(now, reads{len(r.plan.batches), queuesIn(r.plan.batches), p.ch.sweepBy[a], p.ch.wholeBy[a], p.ch.dirtyBy[a]}, r.latency)
+				st.cost.account(now, reads{r.scripts, queuesIn(r.plan.batches), p.ch.sweepBy[a], p.ch.wholeBy[a], p.ch.dirtyBy[a]}, r.latency)
 			}
 			snap.ServerTimeMs = max(snap.ServerTimeMs, r.nowMs)
 			nodeNow[r.plan.addr] = r.nowMs
 		}
 		if known {
 			n := &snap.Nodes[ni]
-			n.Scripts += len(r.plan.batches)
+			n.Scripts += r.scripts
 			n.Commands += r.commands
 			n.Trips += r.trips
 		}

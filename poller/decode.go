@@ -17,33 +17,39 @@ const maxForeign = 1000
 // decodeBatch reads one snapshot script's reply. A reply that cannot be
 // read fails its queues with the reason; it never panics.
 func decodeBatch(r valkey.ValkeyResult, b batch, store *model.QueueStore) []*model.Queue {
-	rows := make([]*model.Queue, len(b.queues))
-	store.Take(rows) // set field by field: see Take
-	node := model.RefOf(b.owner)
-	fail := func(msg string) []*model.Queue {
+	arr, err := r.ToArray()
+	if err != nil || len(arr) != 1+len(b.queues) {
+		rows := make([]*model.Queue, len(b.queues))
+		store.Take(rows) // set field by field: see Take
+		node := model.RefOf(b.owner)
 		for i, name := range b.queues {
 			q := rows[i]
-			q.Name, q.Slot, q.Node, q.Err, q.Unread, q.OldestPendingAgeMs = name, b.slot, node, msg, true, -1
+			q.Name, q.Slot, q.Node, q.Err, q.Unread, q.OldestPendingAgeMs = name, b.slot, node, "unreadable snapshot reply", true, -1
 		}
 		return rows
 	}
-	arr, err := r.ToArray()
-	if err != nil || len(arr) != 1+len(b.queues) {
-		return fail("unreadable snapshot reply")
-	}
 	now, _ := arr[0].AsInt64()
+	return decodeRows(arr[1:], now, b, store)
+}
+
+// decodeRows reads the rows of batch b's queues, one each, read at the
+// server time now (a slot's own call, or its part of a grouped one).
+func decodeRows(arr []valkey.ValkeyMessage, now int64, b batch, store *model.QueueStore) []*model.Queue {
+	rows := make([]*model.Queue, len(b.queues))
+	store.Take(rows) // set field by field: see Take
+	node := model.RefOf(b.owner)
 	for i, name := range b.queues {
 		// a queue of the store's slabs (one queue carried keeps its slab
 		// whole: the store moves the queues of slabs mostly let go)
 		q := rows[i]
 		q.Name, q.Slot, q.Node, q.ServerTimeMs, q.OldestPendingAgeMs, q.Detail = name, b.slot, node, now, -1, b.detail[i]
-		if c, err := arr[1+i].ToString(); err == nil {
+		if c, err := arr[i].ToString(); err == nil {
 			if !countsRow(q, now, c) { // counts only: one string
 				q.Err = "unreadable snapshot row"
 			}
 			continue
 		}
-		row, err := arr[1+i].ToArray()
+		row, err := arr[i].ToArray()
 		if err != nil || len(row) == 0 {
 			q.Err = "unreadable snapshot row"
 			continue

@@ -33,10 +33,14 @@ type Options struct {
 	// (listWritten), so a pass there only drops queues gone, and at a
 	// million queues a pass is a page a poll for minutes on end.
 	RediscoverTracked time.Duration
-	TrackedPassKeys   int64         // [100,000]
-	Pinned            []string      // poll these queues only; no discovery
-	Replicas          bool          // read from replicas where it is safe
-	TopologyEvery     time.Duration // refresh the topology this often [5s]
+	TrackedPassKeys   int64    // [100,000]
+	Pinned            []string // poll these queues only; no discovery
+	Replicas          bool     // read from replicas where it is safe
+	// NoGroup: every slot read by a script of its own, none grouped with
+	// others of its node (group.go); for the tests and benchmarks that
+	// compare the two
+	NoGroup       bool
+	TopologyEvery time.Duration // refresh the topology this often [5s]
 	// Dial makes a client for one node that the cluster client does not
 	// hand out (valkey-go's Nodes() may leave replicas out); nil: none.
 	Dial func(addr string) (valkey.Client, error)

@@ -32,6 +32,7 @@ var snapshotSHA = func() string {
 type nodeState struct {
 	loaded  bool          // the snapshot script is loaded
 	argTime bool          // the server refuses TIME in read-only scripts (the embedded server)
+	noGroup bool          // the server refused a grouped call: each slot its own script (group.go)
 	offset  time.Duration // server clock minus local clock
 	server  string        // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
 	cursor  string        // SCAN cursor of the current pass

@@ -355,7 +355,8 @@ func TestTopologyKeptWhenUnchanged(t *testing.T) {
 // TestScriptsKeptForSmallPlansOnly: a plan of at most PinScriptsUpTo
 // queues keeps its built scripts for the next full read; a larger one
 // builds them for each read and keeps none (140 MB at a million queues).
-// Both read the same figures.
+// Both read the same figures. (Each slot by its own script: grouped
+// calls, group.go, are built for each read.)
 func TestScriptsKeptForSmallPlansOnly(t *testing.T) {
 	cl := testcluster.ForTest(t, testcluster.Options{Primaries: 3})
 	c := vtest.Client(t, cl)
@@ -367,7 +368,7 @@ func TestScriptsKeptForSmallPlansOnly(t *testing.T) {
 	}
 	fill(t, c, wants)
 	for _, upTo := range []int{40, 39} {
-		p := New(c, Options{Pinned: names, Full: true, PinScriptsUpTo: upTo})
+		p := New(c, Options{Pinned: names, Full: true, PinScriptsUpTo: upTo, NoGroup: true})
 		s := pollN(t, p, 2)
 		checkCounts(t, s, wants)
 		kept := 0

@@ -133,6 +133,7 @@ func (p *Poller) retryRound(ctx context.Context, nc valkey.Client, np nodePlan, 
 	}
 	replies, err := p.sendBounded(ctx, nc, st, cmds)
 	res.commands += len(cmds)
+	res.scripts += len(retry)
 	res.trips++
 	if err != nil {
 		for _, bi := range retry {

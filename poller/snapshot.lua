@@ -4,7 +4,13 @@
 -- now), then, only when some queue of the batch wants detail, for each
 -- queue its job prefix and '1' for detail or '0'. A call with counts only
 -- carries four arguments: the call's own cost dominates, so it is kept small.
--- Returns {now, row...}: a row is {err} for a failed queue; for a queue
+-- A grouped call (no KEYS) reads the counts of queues of several slots of
+-- the node it is sent to: their keys follow the n edges in ARGV, three a
+-- queue, undeclared. The server then checks each key as it is read: one
+-- whose slot this node does not serve (moved, or migrating and not here)
+-- fails that queue's row with the server's error, never reads as empty.
+-- Returns {now, row...}: a row is {err} for a failed queue (a key of the
+-- wrong type, or the server's error for a key it would not read); for a queue
 -- not in detail the string 'pending active scheduled oldest_score expired
 -- next_deadline' ('-' for no oldest score, no next deadline); for a queue
 -- in detail {'', pending, active, scheduled, oldest_score|false, expired,
@@ -24,9 +30,21 @@ local edges = {}
 for i = 1, ne do edges[i] = now + tonumber(ARGV[4 + i]) end
 local base = 4 + ne
 
+local keys, grouped = KEYS, #KEYS == 0
+if grouped then
+  keys = {}
+  for i = base + 1, #ARGV do keys[#keys + 1] = ARGV[i] end
+end
+
+-- card is the key's cardinality, or nil and the failed row: a key of the
+-- wrong type says so; another error (no permission, a key not served
+-- here) is the server's own words
 local function card(key)
   local r = redis.pcall('ZCARD', key)
-  if type(r) == 'table' and r.err then return nil end
+  if type(r) == 'table' and r.err then
+    if string.sub(r.err, 1, 9) == 'WRONGTYPE' then return nil, {'WRONGTYPE ' .. key .. ' is not a sorted set'} end
+    return nil, {r.err}
+  end
   return r
 end
 
@@ -49,17 +67,23 @@ local function with_attempts(flat, prefix)
 end
 
 local out = {now}
-for q = 0, #KEYS / 3 - 1 do
-  local pk, ak, sk = KEYS[3 * q + 1], KEYS[3 * q + 2], KEYS[3 * q + 3]
-  local prefix, detail = ARGV[base + 2 * q + 1], ARGV[base + 2 * q + 2] == '1'
+for q = 0, #keys / 3 - 1 do
+  local pk, ak, sk = keys[3 * q + 1], keys[3 * q + 2], keys[3 * q + 3]
+  local prefix, detail
+  if not grouped then
+    prefix, detail = ARGV[base + 2 * q + 1], ARGV[base + 2 * q + 2] == '1'
+  end
   -- (both nil in a counts-only call: detail is then false)
-  local p, a, s = card(pk), card(ak), card(sk)
+  local p, pf = card(pk)
+  local a, af, s, sf
+  if p then a, af = card(ak) end
+  if a then s, sf = card(sk) end
   if not p then
-    out[#out + 1] = {'WRONGTYPE ' .. pk .. ' is not a sorted set'}
+    out[#out + 1] = pf
   elseif not a then
-    out[#out + 1] = {'WRONGTYPE ' .. ak .. ' is not a sorted set'}
+    out[#out + 1] = af
   elseif not s then
-    out[#out + 1] = {'WRONGTYPE ' .. sk .. ' is not a sorted set'}
+    out[#out + 1] = sf
   else
     -- an empty set is not read again (most queues' active set, at rest);
     -- the first lease after now is the one ranked after those run out, by
