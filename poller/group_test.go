@@ -2,8 +2,11 @@ package poller
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/echomq/emqtop/internal/testcluster"
 	"github.com/echomq/emqtop/internal/vtest"
@@ -89,4 +92,55 @@ func TestGroupedCallsReadWhatSlotsRead(t *testing.T) {
 		return got != nil && got.Node.Addr() == to
 	})
 	checkCounts(t, s, wants)
+}
+
+// BenchmarkGroupedServerTime: what a poll reading 1,000 queues of 100,000
+// (each in a slot of its own, mostly, as a change-driven poll's written
+// queues) costs the servers and the client, grouped and a script a slot:
+// the servers' time in EVALSHA_RO and in all commands a poll
+// (commandstats, the three primaries), the calls, emqtop's CPU a poll.
+//
+//	go test ./poller -run '^$' -bench GroupedServerTime -benchtime 20x
+func BenchmarkGroupedServerTime(b *testing.B) {
+	cl := testcluster.ForTest(b, testcluster.Options{Primaries: 3})
+	c := vtest.Client(b, cl)
+	names := seedQueues(b, c, 100_000)
+	r := rand.New(rand.NewPCG(1, 2))
+	var read []string
+	for _, i := range r.Perm(len(names))[:1000] {
+		read = append(read, names[i])
+	}
+	for _, mode := range []string{"grouped", "a-script-a-slot"} {
+		b.Run(mode, func(b *testing.B) {
+			p := New(c, Options{Pinned: read, Full: true, NoGroup: mode != "grouped"})
+			defer p.Close()
+			for range 2 { // the plan made, the script loaded
+				if _, err := p.Poll(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s0, a0, c0 := serverUsec(b, cl, 3)
+			cpu0 := processCPU()
+			polls := 0
+			for b.Loop() {
+				if _, err := p.Poll(ctx); err != nil {
+					b.Fatal(err)
+				}
+				polls++
+			}
+			s1, a1, c1 := serverUsec(b, cl, 3)
+			n := float64(polls)
+			b.ReportMetric(float64(s1-s0)/n, "script-us/poll")
+			b.ReportMetric(float64(a1-a0)/n, "server-us/poll")
+			b.ReportMetric(float64(c1-c0)/n, "calls/poll")
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/n/1000, "cpu-ms/poll")
+		})
+	}
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
