@@ -103,9 +103,12 @@ func decodeGroup(r valkey.ValkeyResult, np *nodePlan, c call, rows [][]*model.Qu
 // (moved, migrating); its slot's own script says why.
 func notHere(part []valkey.ValkeyMessage) bool {
 	for i := range part {
+		if !part[i].IsArray() {
+			continue // a counts row is a string (asked first: ToArray's error for one is an allocation a queue)
+		}
 		row, err := part[i].ToArray()
 		if err != nil || len(row) != 1 {
-			continue // a counts row is a string; a row in detail is longer
+			continue // a row in detail is longer
 		}
 		if e, _ := row[0].ToString(); e != "" && !strings.HasPrefix(e, "WRONGTYPE") {
 			return true
