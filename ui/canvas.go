@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/charmbracelet/lipgloss"
@@ -18,13 +19,18 @@ func canvasLines(cv *canvas.Model) []string {
 	run := make([]rune, 0, w)
 	for y := range h {
 		sb.Reset()
-		var st lipgloss.Style
+		var st, prev lipgloss.Style
 		for x := range w {
 			c := cv.Cell(canvas.Point{X: x, Y: y})
-			if len(run) > 0 && !sameLook(st, c.Style) {
+			// a cell styled as the one before it (the same style copied:
+			// the same bytes) looks as the run does, with no look at its
+			// nine properties (whose getters copy the 400-byte style each:
+			// most of the chart's frame)
+			if len(run) > 0 && !sameBytes(&prev, &c.Style) && !sameLook(st, c.Style) {
 				sb.WriteString(st.Render(string(run)))
 				run = run[:0]
 			}
+			prev = c.Style
 			if len(run) == 0 {
 				st = c.Style
 			}
@@ -50,4 +56,12 @@ func sameLook(a, b lipgloss.Style) bool {
 		a.GetBold() == b.GetBold() && a.GetFaint() == b.GetFaint() && a.GetItalic() == b.GetItalic() &&
 		a.GetUnderline() == b.GetUnderline() && a.GetReverse() == b.GetReverse() &&
 		a.GetBlink() == b.GetBlink() && a.GetStrikethrough() == b.GetStrikethrough()
+}
+
+// sameBytes reports whether a and b are the same bytes: one style copied,
+// so they look alike (styles that look alike may differ in bytes; sameLook
+// tells those).
+func sameBytes(a, b *lipgloss.Style) bool {
+	n := unsafe.Sizeof(*a)
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(a)), n)) == string(unsafe.Slice((*byte)(unsafe.Pointer(b)), n))
 }
