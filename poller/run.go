@@ -53,7 +53,8 @@ func (p *Poller) run(ctx context.Context, plans []nodePlan, clients map[string]v
 
 // runNode sends one pipeline: TIME, INFO (once), SCRIPT LOAD (when not
 // loaded), GET of the version fence (on its owner), a SCAN page, and one
-// EVALSHA_RO per batch. A server that refuses TIME in read-only scripts
+// EVALSHA_RO per batch, or per group of a primary's small batches
+// (group.go). A server that refuses TIME in read-only scripts
 // (the embedded one) is given the time as an argument from then on.
 func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st *nodeState, edges []int64) nodeResult {
 	res := nodeResult{plan: np}
