@@ -30,11 +30,7 @@ func TestRequeueExpiredDuringAMove(t *testing.T) {
 		}
 	}
 	slot := int(keyspace.QueueSlot(q))
-	from, err := cl.Owner(slot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cl.BeginMove(slot, from, (from+1)%3)
+	m, from, _, err := cl.BeginMoveAway(slot)
 	if err != nil {
 		t.Fatal(err)
 	}

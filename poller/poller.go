@@ -2,9 +2,6 @@ package poller
 
 import (
 	"context"
-	"crypto/sha1"
-	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,17 +13,6 @@ import (
 	"github.com/echomq/emqtop/model"
 	"github.com/valkey-io/valkey-go"
 )
-
-//go:embed snapshot.lua
-var snapshotBody string
-
-// snapshotLua is the read-only snapshot script with the job id gate.
-var snapshotLua = keyspace.LuaJobIDGate + snapshotBody
-
-var snapshotSHA = func() string {
-	h := sha1.Sum([]byte(snapshotLua))
-	return hex.EncodeToString(h[:])
-}()
 
 // nodeState is what the poller remembers of one node between polls.
 type nodeState struct {

@@ -1,6 +1,9 @@
 package poller
 
 import (
+	"crypto/sha1"
+	_ "embed"
+	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -8,6 +11,17 @@ import (
 
 	"github.com/echomq/emqtop/keyspace"
 )
+
+//go:embed snapshot.lua
+var snapshotBody string
+
+// snapshotLua is the read-only snapshot script with the job id gate.
+var snapshotLua = keyspace.LuaJobIDGate + snapshotBody
+
+var snapshotSHA = func() string {
+	h := sha1.Sum([]byte(snapshotLua))
+	return hex.EncodeToString(h[:])
+}()
 
 // script builds one batch's EVALSHA_RO.
 func (p *Poller) script(nc valkey.Client, b batch, edges []int64, nowHint string) valkey.Completed {

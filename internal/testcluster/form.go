@@ -298,6 +298,17 @@ func (c *Cluster) BeginMove(slot, from, to int) (*Move, error) {
 	return m, nil
 }
 
+// BeginMoveAway marks slot as moving from the primary that owns it (from)
+// to the next primary (to), by their places in Nodes.
+func (c *Cluster) BeginMoveAway(slot int) (m *Move, from, to int, err error) {
+	if from, err = c.Owner(slot); err != nil {
+		return nil, 0, 0, err
+	}
+	to = (from + 1) % c.opts.Primaries
+	m, err = c.BeginMove(slot, from, to)
+	return m, from, to, err
+}
+
 // Migrate moves the given keys of the slot to the target.
 func (m *Move) Migrate(keys ...string) error {
 	args := []string{"MIGRATE", "127.0.0.1", strconv.Itoa(m.dst.Port), "", "0", "10000", "REPLACE", "KEYS"}
