@@ -172,7 +172,12 @@ func (p *Poller) changed(ctx context.Context, topo *model.Topology, queues []str
 	for pi, np := range plans {
 		out[pi] = np
 		out[pi].batches = ch.outs[pi][:0]
-		nowMs := now.Add(p.state(np.addr).offset).UnixMilli()
+		// the earliest the node's clock can be now: a lease is taken as run
+		// out once the server's clock has surely passed it (read early, by
+		// an offset measured ahead on a loaded machine, its queue was read
+		// for nothing and its expired count came a poll late)
+		st := p.state(np.addr)
+		nowMs := now.Add(st.offset - st.offsetErr).UnixMilli()
 		nodeQueues, changedQueues := 0, 0
 		owner, full := "", false // the batches of a plan share their owner: one look-up, not 16,384
 		for bi := range np.batches {

@@ -20,8 +20,11 @@ type nodeState struct {
 	argTime bool          // the server refuses TIME in read-only scripts (the embedded server)
 	noGroup bool          // the server refused a grouped call: each slot its own script (group.go)
 	offset  time.Duration // server clock minus local clock
-	server  string        // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
-	cursor  string        // SCAN cursor of the current pass
+	// offsetErr: how far offset may be ahead of the truth (half the round
+	// trip it was measured over: the server read its clock somewhere in it)
+	offsetErr time.Duration
+	server    string // "redis 7.0.15", "valkey 8.1.0"; "" until INFO answered
+	cursor    string // SCAN cursor of the current pass
 	// discovery's pace: the next COUNT, the server time of the last and the
 	// slowest SCAN page, and when the current pass started
 	scanCount         int

@@ -207,6 +207,7 @@ func (p *Poller) runNode(ctx context.Context, nc valkey.Client, np nodePlan, st 
 		usec, _ := strconv.ParseInt(tm[1], 10, 64)
 		res.nowMs = sec*1000 + usec/1000
 		st.offset = time.UnixMicro(sec*1e6 + usec).Sub(start.Add(res.latency / 2))
+		st.offsetErr = res.latency / 2
 	}
 	if iInfo >= 0 {
 		if s, err := replies[iInfo].ToString(); err == nil {
